@@ -1,0 +1,136 @@
+#pragma once
+
+// The engine's strategy interface (SPEC §4 "A strategy interface"): a strategy proposes candidates
+// given the state of the search. Model strategies (refine, beam, evolve), the scripted provider and
+// the autotune strategies all implement it; the engine never knows which one it drives.
+//
+// Threading: every member function is called on the engine's io_context (one thread), so a strategy
+// needs no locks. propose() may suspend (a model request takes tens of seconds); several propose()
+// calls of one strategy may be in flight at once, one per branch.
+
+#include "harness/compile/compile_request.hpp"
+#include "harness/workload/candidate.hpp"
+#include "harness/workload/workload.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpsmith {
+
+/// What a strategy hands the engine.
+struct proposal
+{
+    candidate cand;
+    std::string rationale;                ///< Why this candidate; shown in reports and to models.
+    std::optional<std::string> parent;    ///< Id of the candidate it derives from ("c0003").
+    boost::json::object meta;             ///< Strategy-specific data kept in candidate.json
+                                          ///< (e.g. {"point": {"BM": 128, ...}} for autotune).
+};
+
+/// Token accounting of one model exchange (SPEC §5 "Accounting").
+struct token_usage
+{
+    std::int64_t input = 0;
+    std::int64_t cached_input = 0;
+    std::int64_t output = 0;
+    std::int64_t reasoning = 0;
+    double cost_usd = 0;
+
+    token_usage& operator+=(const token_usage& o)
+    {
+        input += o.input;
+        cached_input += o.cached_input;
+        output += o.output;
+        reasoning += o.reasoning;
+        cost_usd += o.cost_usd;
+        return *this;
+    }
+};
+
+/// One finished candidate as strategies see it.
+struct evaluated_candidate
+{
+    std::string id;                      ///< "c0007"
+    int branch = 0;
+    int iteration = 0;
+    std::optional<std::string> parent;
+    candidate cand;
+    std::string rationale;
+    boost::json::object meta;
+    compile_output compile;              ///< Log and resources (cubin dropped).
+    bool valid = false;
+    std::string failure_kind;            ///< Stable kind ("mismatch", "fault", ...) when !valid.
+    std::string failure_message;         ///< The text fed back to models.
+    std::map<std::string, double> case_median_us;  ///< Performance cases, when valid.
+    double score_us = 0;                 ///< Geometric mean of the medians, when valid.
+    double speedup_vs_reference = 0;     ///< Geometric-mean speedup, when valid.
+    double speedup_vs_initial = 0;       ///< 0 when the workload has no initial kernel.
+    boost::json::value result;           ///< The full evaluation result (docs/worker-protocol.md).
+};
+
+/// Read-only state of the search, owned by the engine; valid during the call it is passed to.
+struct search_view
+{
+    const workload* work = nullptr;
+    boost::json::object device;                            ///< `warpsmith device-info --json`.
+    const std::vector<evaluated_candidate>* history = nullptr;  ///< In evaluation order.
+    const evaluated_candidate* best = nullptr;             ///< Fastest valid so far, or null.
+    std::map<std::string, double> reference_median_us;     ///< Per performance case.
+    std::map<std::string, double> initial_median_us;       ///< Empty without an initial kernel.
+    int iteration = 0;
+    int branches = 1;
+};
+
+/// Services a strategy may use while proposing (the model's tools are built on these).
+class strategy_services
+{
+public:
+    virtual ~strategy_services() = default;
+    /// Compiles through the engine's compile pool (no timing). Completes on the io_context.
+    virtual boost::asio::awaitable<compile_output> compile(compile_request request) = 0;
+    /// Records token usage against the run's budgets; returns false once a budget is exhausted.
+    virtual bool record_usage(int branch, const token_usage& usage) = 0;
+    /// The run directory's llm/ folder, for request/response records.
+    virtual std::string llm_record_dir() const = 0;
+};
+
+/// One call of propose().
+struct proposal_context
+{
+    int branch = 0;
+    int iteration = 0;
+    search_view view;
+    /// Set when the engine asks the branch to repair its own invalid candidate (SPEC §4).
+    const evaluated_candidate* repair_of = nullptr;
+    strategy_services* services = nullptr;
+};
+
+class strategy
+{
+public:
+    virtual ~strategy() = default;
+    virtual std::string name() const = 0;
+
+    /// Proposes one candidate, or nullopt when the strategy has nothing more to offer (a grid is
+    /// exhausted, the scripted directory is empty). May throw on infrastructure failure (the engine
+    /// records it against the branch). Supports terminal cancellation at its suspension points.
+    virtual boost::asio::awaitable<std::optional<proposal>> propose(proposal_context ctx) = 0;
+
+    /// Called once for every finished candidate, in the order they finished.
+    virtual void observe(const evaluated_candidate&) {}
+
+    /// Called on --resume with the candidates already recorded, before any propose().
+    virtual void restore(const std::vector<evaluated_candidate>& history)
+    {
+        for (const auto& c : history)
+            observe(c);
+    }
+};
+
+}  // namespace warpsmith

@@ -1,0 +1,46 @@
+#pragma once
+
+// How a kernel is launched: grid, block and dynamic shared memory as expressions over the case's
+// values and the candidate's numeric defines / tunables (SPEC §2).
+
+#include "harness/workload/expression.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace warpsmith {
+
+/// A launch configuration with every expression evaluated.
+struct launch_dims
+{
+    std::array<std::int64_t, 3> grid{1, 1, 1};
+    std::array<std::int64_t, 3> block{1, 1, 1};
+    std::int64_t shared_bytes = 0;
+
+    std::int64_t threads_per_block() const { return block[0] * block[1] * block[2]; }
+    friend bool operator==(const launch_dims&, const launch_dims&) = default;
+};
+
+struct launch_plan
+{
+    std::array<expression, 3> grid{expression::constant(1), expression::constant(1), expression::constant(1)};
+    std::array<expression, 3> block{expression::constant(1), expression::constant(1), expression::constant(1)};
+    expression shared_bytes = expression::constant(0);
+
+    /// Evaluates every field; throws expression_error naming the field ("launch.grid[0]: ...").
+    /// Non-positive grid/block dimensions and negative shared bytes are errors too.
+    launch_dims evaluate(const variables& vars) const;
+
+    /// Parses {"grid": [..3 exprs..], "block": [...], "shared_bytes": expr}. Each entry may be a
+    /// string expression or an integer; grid and block may have 1 to 3 entries (missing ones are 1);
+    /// shared_bytes is optional (0). Throws user_error "<where>.<field>: <problem>".
+    static launch_plan from_json(const boost::json::value& v, std::string_view where);
+    boost::json::value to_json() const;
+};
+
+boost::json::value to_json(const launch_dims& d);
+
+}  // namespace warpsmith

@@ -1,0 +1,156 @@
+#pragma once
+
+// The workload model (SPEC §2; format documented in docs/workload-format.md): what a kernel must
+// compute (signature, reference), on which inputs (cases), within which tolerance, and how the
+// initial and tunable kernels are launched.
+
+#include "harness/workload/dtype.hpp"
+#include "harness/workload/expression.hpp"
+#include "harness/workload/launch_plan.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpsmith {
+
+enum class param_kind
+{
+    scalar,
+    buffer,
+};
+
+enum class buffer_dir
+{
+    in,
+    out,
+    inout,
+};
+
+struct param
+{
+    std::string name;
+    param_kind kind = param_kind::scalar;
+    dtype type = dtype::int32;
+    buffer_dir dir = buffer_dir::in;  ///< Buffers only.
+    expression count;                 ///< Buffers only: element count over the case values.
+
+    bool is_input() const { return kind == param_kind::buffer && dir != buffer_dir::out; }
+    bool is_output() const { return kind == param_kind::buffer && dir != buffer_dir::in; }
+};
+
+struct signature
+{
+    std::string entry;  ///< The reference's entry point; candidates name their own.
+    std::vector<param> params;
+
+    const param* find(std::string_view name) const;
+};
+
+struct tolerance
+{
+    double rtol = 1e-5;
+    double atol = 1e-5;
+};
+
+enum class input_kind
+{
+    uniform,   ///< lo, hi (defaults -1, 1)
+    normal,    ///< mean, stddev (defaults 0, 1)
+    randint,   ///< lo, hi inclusive (defaults -8, 8; 0, 8 for unsigned)
+    iota,      ///< start, step (defaults 0, 1)
+    constant,  ///< value ("const" in JSON)
+    file,      ///< path: raw little-endian elements, relative to the workload directory
+};
+
+struct input_spec
+{
+    input_kind kind = input_kind::uniform;
+    double lo = -1, hi = 1;
+    double mean = 0, stddev = 1;
+    double start = 0, step = 1;
+    double value = 0;
+    std::filesystem::path path;  ///< Absolute after loading.
+
+    /// The default for an unlisted input: uniform [-1,1] for floats, randint [-8,8] ([0,8] unsigned).
+    static input_spec default_for(dtype t);
+    boost::json::value to_json() const;
+};
+
+enum class case_role
+{
+    correctness,
+    performance,
+};
+
+struct workload_case
+{
+    std::string name;
+    case_role role = case_role::correctness;
+    variables values;                           ///< Scalar parameter values (and other size names).
+    std::map<std::string, input_spec> inputs;   ///< Per input buffer; unlisted ones use the default.
+    std::uint64_t seed = 0;                     ///< Stated seed: explicit "seed", else derived.
+
+    const input_spec& input_for(const param& p) const;  ///< The listed spec or the default.
+};
+
+/// An auxiliary kernel that comes with the workload (reference, initial, tunable).
+struct kernel_source
+{
+    std::string source;                  ///< The CUDA C++ text.
+    std::string entry;                   ///< extern "C" entry point.
+    launch_plan launch;                  ///< How it is launched.
+    std::filesystem::path path;          ///< Where it was read from (empty when inline).
+};
+
+struct workload
+{
+    std::string name;
+    std::string description;
+    signature sig;
+    tolerance tol;
+    std::vector<workload_case> cases;
+    kernel_source reference;                 ///< Required.
+    std::optional<kernel_source> initial;    ///< Optional.
+    std::optional<kernel_source> tunable;    ///< Kernel whose -D parameters are the tunables.
+    launch_plan launch;                      ///< Default launch plan ("launch").
+    std::map<std::string, std::vector<std::int64_t>> tunables;  ///< name -> allowed values.
+    std::vector<expression> restrictions;    ///< Each must evaluate non-zero for a valid point.
+    std::filesystem::path dir;               ///< Workload directory (for relative paths).
+    std::uint64_t seed = 0;                  ///< Workload-level seed ("seed", default 0).
+
+    const workload_case* find_case(std::string_view name) const;
+    std::size_t performance_case_count() const;
+
+    /// Element count of a buffer parameter for a case; throws user_error naming the case and param.
+    std::int64_t buffer_count(const param& p, const workload_case& c) const;
+    /// Bytes of a buffer parameter for a case.
+    std::int64_t buffer_bytes(const param& p, const workload_case& c) const;
+
+    /// Loads WORKLOAD: a directory holding workload.json, or a .json file. Relative file names
+    /// (reference, initial, tunable, input files) resolve against its directory. Every problem
+    /// throws user_error naming the file and field: "sgemm/workload.json: cases[2].values: 'K' is
+    /// missing (needed by A.count)".
+    static workload load(const std::filesystem::path& path);
+
+    /// Parses an already-read JSON object; dir resolves relative paths; origin names it in errors.
+    /// Sources may be given inline as "reference_source"/"initial_source"/"tunable_source" strings
+    /// instead of file names (this is how the engine ships a workload to a worker).
+    static workload from_json(const boost::json::value& v, const std::filesystem::path& dir,
+                              std::string_view origin);
+
+    /// A self-contained JSON form: every source inlined, file inputs as absolute paths. Round-trips
+    /// through from_json. This is what workers receive.
+    boost::json::value to_json() const;
+};
+
+std::string_view to_string(case_role r);
+std::string_view to_string(buffer_dir d);
+std::string_view to_string(input_kind k);
+
+}  // namespace warpsmith
