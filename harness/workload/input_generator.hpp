@@ -4,6 +4,20 @@
 // seed and buffer name give the same bytes on any host, in any process, in any order: element i of
 // a buffer is a pure function of (buffer seed, i), computed with SplitMix64 as documented. No
 // generated host code is ever executed to make inputs.
+//
+// The generator, exactly (d(k) = stream_draw(buffer seed, k); element i of a buffer):
+//   uniform   floats: u = (d(i) >> 11) * 2^-53 in [0,1); v = lo + (hi - lo) * u in double, then
+//             rounded to the dtype (nearest even). Integer dtypes: as randint with lo, hi rounded.
+//   normal    u1 = ((d(2i) >> 11) + 1) * 2^-53 in (0,1], u2 = (d(2i+1) >> 11) * 2^-53;
+//             v = mean + stddev * sqrt(-2 ln u1) * cos(2 pi u2) in double, then rounded.
+//   randint   v = lo + (d(i) mod (hi - lo + 1)) for integers lo <= hi (as int64), then cast; for
+//             float dtypes the integer is converted exactly.
+//   iota      v = start + i * step in double, then rounded / cast.
+//   const     v = value.
+//   file      raw little-endian elements of the dtype, exactly count * size_of(dtype) bytes.
+// Conversions to integer dtypes of out-of-range values are errors naming the buffer. uniform,
+// randint, iota and const are bit-exact on every IEEE-754 host; normal relies on libm's log, cos
+// and sqrt, which glibc rounds correctly.
 
 #include "harness/workload/workload.hpp"
 

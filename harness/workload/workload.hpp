@@ -92,7 +92,10 @@ struct workload_case
 {
     std::string name;
     case_role role = case_role::correctness;
-    variables values;                           ///< Scalar parameter values (and other size names).
+    variables values;                           ///< Integer values: integer scalar params and any
+                                                ///< other size names used by expressions.
+    std::map<std::string, double> float_values; ///< Values of float-typed scalar params (e.g. alpha);
+                                                ///< not visible to expressions.
     std::map<std::string, input_spec> inputs;   ///< Per input buffer; unlisted ones use the default.
     std::uint64_t seed = 0;                     ///< Stated seed: explicit "seed", else derived.
 
