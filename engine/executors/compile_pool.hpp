@@ -1,0 +1,50 @@
+#pragma once
+
+// Compiles candidates on CPU workers (SPEC §1 "Compile pool"). NVRTC serializes compiles inside a
+// process on the H200 host, so the default mode drives N persistent `warpsmith-worker --compile`
+// processes; the in-process mode (N threads sharing one nvrtc_compiler) serves small machines and
+// tests. Both share the on-disk compile cache, so a hit costs ~0.
+//
+// Threading: compile() is called from the io_context thread and completes there; at most N
+// compiles run at once, the rest wait in FIFO order.
+
+#include "engine/executors/worker_launch.hpp"
+#include "harness/compile/compile_request.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace warpsmith {
+
+struct compile_pool_options
+{
+    int workers = 0;                         ///< 0: number of hardware threads.
+    bool in_process = false;                 ///< Threads + one nvrtc_compiler instead of processes.
+    std::optional<std::string> cache_dir;    ///< Default: compile_cache::default_dir().
+    bool use_cache = true;
+};
+
+class compile_pool
+{
+public:
+    compile_pool(boost::asio::io_context& ioc, worker_launch launch, compile_pool_options opts);
+    ~compile_pool();
+
+    /// Compiles one request. A kernel that does not compile is a value (compiled == false); a dead
+    /// compile worker is restarted and the request retried once.
+    boost::asio::awaitable<compile_output> compile(compile_request request);
+    boost::asio::awaitable<void> stop();
+
+    int workers() const;
+    int in_flight() const;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace warpsmith

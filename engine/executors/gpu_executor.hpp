@@ -1,0 +1,101 @@
+#pragma once
+
+// One GPU, one worker process, strictly serial use (SPEC §1 "GPU isolation"): load the workload,
+// validate and time candidates one after another, restart the worker after a fault, hang or crash
+// and re-send the workload, and account for busy time. Nothing else is sent to the worker while it
+// times a candidate.
+//
+// Threading: all member functions must be called from the io_context thread; requests queue in
+// FIFO order inside (an async mutex / channel), so several branches may await evaluate() at once.
+
+#include "engine/executors/worker_launch.hpp"
+#include "harness/workload/candidate.hpp"
+#include "harness/workload/workload.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpsmith {
+
+struct timing_options
+{
+    int warmup = 10;
+    int iterations = 100;
+    std::string mode = "cold";       ///< "cold" (L2 scrubbed) or "hot".
+    double target_rel_noise = 0;     ///< > 0: adaptive stop.
+
+    boost::json::object to_json() const;
+};
+
+struct gpu_executor_options
+{
+    std::chrono::milliseconds launch_timeout{10000};    ///< Per launch, enforced by the worker.
+    std::chrono::milliseconds request_deadline{600000}; ///< Backstop per request (worker killed).
+    std::chrono::milliseconds start_deadline{120000};
+    int max_restarts = 1000;                            ///< Then the executor gives up (throws).
+};
+
+/// What the engine asks the GPU to do with one compiled candidate.
+struct evaluate_request
+{
+    std::string name;                    ///< Candidate id ("c0007", "reference").
+    candidate cand;                      ///< Launch plan, overrides, defines, entry.
+    std::string cubin;                   ///< Compiled binary (from the compile pool).
+    timing_options timing;
+    bool validate_only = false;
+    std::vector<std::string> cases;      ///< Empty: all cases.
+};
+
+struct gpu_evaluation
+{
+    boost::json::value result;           ///< The worker's evaluation result (protocol doc).
+    bool worker_restarted = false;       ///< A fault/hang/crash restarted the worker.
+    std::string restart_reason;          ///< "fault", "hang", "worker_crash".
+    double restart_ms = 0;               ///< Time to restart and reload after it.
+    double queued_ms = 0;                ///< Waiting for the GPU.
+    double busy_ms = 0;                  ///< Worker time on this request.
+    int device = 0;
+};
+
+class gpu_executor
+{
+public:
+    gpu_executor(boost::asio::io_context& ioc, worker_launch launch, int device, gpu_executor_options opts);
+    ~gpu_executor();
+
+    /// Starts the worker (hello). Throws user_error when no GPU / no worker.
+    boost::asio::awaitable<boost::json::object> start();
+    /// Loads the workload (kept for restarts). Returns the worker's load response; a reference that
+    /// fails throws user_error with the worker's message.
+    boost::asio::awaitable<boost::json::object> load(const workload& w, std::uint64_t hidden_seed);
+    /// Validates and times one candidate; a fault, hang or crash becomes an invalid result (never an
+    /// exception) and the worker is restarted and reloaded before this returns.
+    boost::asio::awaitable<gpu_evaluation> evaluate(evaluate_request req);
+    /// Final confirmation (protocol op time_interleaved). entries: key -> (candidate, cubin).
+    boost::asio::awaitable<boost::json::object> time_interleaved(
+        std::vector<std::pair<std::string, evaluate_request>> entries, int rounds);
+    boost::asio::awaitable<boost::json::object> device_info(bool measure);
+    boost::asio::awaitable<void> stop();
+
+    int device() const;
+    const boost::json::object& hello() const;    ///< Device info and versions from hello.
+    int queued() const;                          ///< Requests waiting.
+    bool busy() const;                           ///< A request is running on the worker.
+    double busy_seconds() const;                 ///< Total worker time on requests so far.
+    int restarts() const;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace warpsmith

@@ -1,0 +1,58 @@
+#pragma once
+
+// One warpsmith-worker child process speaking JSON lines over stdin/stdout
+// (docs/worker-protocol.md), driven from coroutines (Boost.Process v2 + Asio pipes).
+//
+// Not thread-safe: use one worker_process from one strand / the io_context thread. Requests are
+// strictly serial; request() must not be called again before the previous one completed.
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace warpsmith {
+
+class worker_process
+{
+public:
+    /// argv[0] is the program; label names the worker in logs ("gpu0", "compile3").
+    worker_process(boost::asio::any_io_executor ex, std::vector<std::string> argv, std::string label);
+    ~worker_process();  ///< Kills the child if still running.
+    worker_process(const worker_process&) = delete;
+    worker_process& operator=(const worker_process&) = delete;
+
+    /// Spawns the child and exchanges `hello`. Completes on the executor given at construction.
+    /// Throws std::system_error (errc::worker_exited / worker_timeout / worker_protocol), or
+    /// user_error when the program cannot be started (one line naming it).
+    boost::asio::awaitable<boost::json::object> start(std::chrono::milliseconds deadline);
+
+    /// Sends one request (an "id" is assigned) and returns the response object ("ok" true or false)
+    /// with the same id. Throws std::system_error: errc::worker_exited when the child ends first
+    /// (exit code available from exit_code()), errc::worker_timeout past the deadline (the child is
+    /// killed), errc::worker_protocol on a malformed line. Supports terminal cancellation (kills).
+    boost::asio::awaitable<boost::json::object> request(boost::json::object req,
+                                                        std::chrono::milliseconds deadline);
+
+    /// Asks politely (shutdown request, then SIGTERM, then SIGKILL after grace).
+    boost::asio::awaitable<void> stop(std::chrono::milliseconds grace);
+    /// SIGKILL now.
+    void kill();
+
+    bool running() const;
+    int exit_code() const;                 ///< -1 while running or unknown.
+    const boost::json::object& hello() const;
+    const std::string& label() const;
+    /// The last lines the child wrote to stderr (kept for diagnosis of crashes).
+    std::string stderr_tail() const;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace warpsmith
