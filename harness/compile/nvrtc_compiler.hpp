@@ -2,7 +2,8 @@
 
 // NVRTC straight to a cubin for one architecture (never PTX left to the driver), with -lineinfo
 // and ptxas -v always on, options checked against the allow-list, resource usage parsed from the
-// ptxas report, and an optional on-disk cache (compile_cache.hpp) consulted first.
+// ptxas report, and an optional on-disk cache (compile_cache.hpp) consulted first. See
+// docs/compile.md.
 //
 // NVRTC serializes compiles inside one process on the H200 host (SPEC §1), so one nvrtc_compiler
 // per process is enough; scale-out is by processes (warpsmith-worker --compile). compile() is
@@ -11,13 +12,26 @@
 #include "harness/compile/compile_cache.hpp"
 #include "harness/compile/compile_request.hpp"
 
+#include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace warpsmith {
 
 /// NVRTC's version as "13.0".
 std::string nvrtc_version();
+
+/// The CUDA toolkit include directory handed to NVRTC as -I so that kernels can include
+/// <cuda_fp16.h> and <cuda_bf16.h>: the first of $CUDA_HOME/include, $CUDA_PATH/include, the
+/// include directory next to the loaded libnvrtc, the build's toolkit, /usr/local/cuda/include
+/// that holds cuda_fp16.h. nullopt when none does (NVRTC's builtin headers are all there is).
+/// Resolved once per process.
+const std::optional<std::filesystem::path>& cuda_include_dir();
+
+/// The options every compile gets before the request's own: -arch=<arch>, -lineinfo,
+/// --ptxas-options=-v, -std=c++17 and -I<cuda_include_dir()> when there is one.
+std::vector<std::string> fixed_compile_options(const std::string& arch);
 
 class nvrtc_compiler
 {
@@ -25,13 +39,18 @@ public:
     /// Without a cache every call compiles.
     explicit nvrtc_compiler(std::optional<compile_cache> cache = std::nullopt);
 
-    /// Compiles (or fetches from the cache). A kernel that does not compile, refused options or a
-    /// missing entry come back as compiled == false with the reason; only a failure of NVRTC
-    /// itself throws (std::system_error with errc::nvrtc_failure).
+    /// Compiles (or fetches from the cache). A kernel that does not compile, refused options, a
+    /// refused architecture or a missing entry come back as compiled == false with the reason in
+    /// error; only a failure of NVRTC itself throws (std::system_error with errc::nvrtc_failure).
+    /// Refused requests never reach NVRTC or the cache; every NVRTC outcome is cached.
     compile_output compile(const compile_request& request) const;
 
-    /// The cache key: SHA-256 over source, sorted options, arch and NVRTC version.
+    /// The cache key: SHA-256 over a format tag, the file name, source, entry, options in the
+    /// order given (a later -DNAME=V redefines an earlier one, so order is meaningful), arch and
+    /// NVRTC version.
     static std::string cache_key(const compile_request& request);
+
+    const std::optional<compile_cache>& cache() const { return cache_; }
 
 private:
     std::optional<compile_cache> cache_;

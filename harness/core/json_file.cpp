@@ -5,6 +5,7 @@
 #include <boost/json/stream_parser.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -153,7 +154,11 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
     auto dir = path.parent_path();
     if (!dir.empty())
         std::filesystem::create_directories(dir);
-    std::string tmp = path.string() + ".tmp." + std::to_string(::getpid());
+    // Unique per process and per call, so concurrent writers of one path (threads or processes)
+    // never share a temporary file; the last rename wins and no reader sees a torn file.
+    static std::atomic<unsigned long> counter{0};
+    std::string tmp = path.string() + ".tmp." + std::to_string(::getpid()) + "." +
+                      std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         throw user_error(path.string() + ": cannot write file (" + std::strerror(errno) + ")");

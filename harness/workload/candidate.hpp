@@ -28,16 +28,20 @@ struct candidate
     /// The plan for a case: its override if any, else launch.
     const launch_plan& plan_for(std::string_view case_name) const;
 
-    /// Variables visible to launch expressions for a case: the case values plus the defines
-    /// (defines win on a name clash is an error reported by validate()).
+    /// Variables visible to launch expressions for a case: the case values plus the defines.
+    /// A define may not share a name with a case value (validate() reports it); should one do so
+    /// anyway, the define wins here.
     variables launch_variables(const workload_case& c) const;
 
-    /// Checks the candidate against a workload: every override names a case, every launch plan
-    /// evaluates for every case. Returns an empty string when fine, else the first problem.
+    /// Checks the candidate against a workload: every override names a case, no define shares a
+    /// name with a signature parameter or a case value, every launch plan evaluates for every case
+    /// (positive grid and block). Returns an empty string when fine, else the first problem.
     std::string validate(const workload& w) const;
 
     /// {"source": "...", "entry": "...", "defines": {...}, "options": [...], "launch": {...},
     ///  "overrides": {"case": {...}}}. from_json throws user_error naming origin and field.
+    /// "entry" and "launch" are required; "source" may be absent (a worker gets a cubin instead)
+    /// and other keys are ignored, since other layers add their own (cubin_b64, rationale).
     static candidate from_json(const boost::json::value& v, std::string_view origin);
     boost::json::value to_json() const;
 

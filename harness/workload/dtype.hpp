@@ -38,5 +38,9 @@ unsigned short float_to_half_bits(float f);
 float half_bits_to_float(unsigned short h);
 unsigned short float_to_bfloat16_bits(float f);
 float bfloat16_bits_to_float(unsigned short b);
+/// The same roundings taken directly from a double, rounded once (no double rounding through float).
+/// Input generation computes in double and uses these.
+unsigned short double_to_half_bits(double d);
+unsigned short double_to_bfloat16_bits(double d);
 
 }  // namespace warpsmith

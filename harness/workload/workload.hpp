@@ -143,7 +143,8 @@ struct workload
 
     /// Parses an already-read JSON object; dir resolves relative paths; origin names it in errors.
     /// Sources may be given inline as "reference_source"/"initial_source"/"tunable_source" strings
-    /// instead of file names (this is how the engine ships a workload to a worker).
+    /// instead of file names (this is how the engine ships a workload to a worker). Unknown keys
+    /// are errors everywhere in a workload, so typos never pass silently.
     static workload from_json(const boost::json::value& v, const std::filesystem::path& dir,
                               std::string_view origin);
 

@@ -1,0 +1,326 @@
+#include "harness/compile/nvrtc_compiler.hpp"
+
+#include "harness/compile/compile_options.hpp"
+#include "harness/compile/cubin_symbols.hpp"
+#include "harness/compile/ptxas_report.hpp"
+#include "harness/core/digest.hpp"
+#include "harness/core/error.hpp"
+#include "harness/core/log.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <mutex>
+#include <nvrtc.h>
+#include <regex>
+#include <system_error>
+
+namespace warpsmith {
+
+namespace {
+
+// Part of every cache key: bump it whenever the fixed options or the way an output is derived
+// from NVRTC's results change, so that stale entries are never served.
+constexpr std::string_view key_format = "warpsmith-compile-1 -lineinfo --ptxas-options=-v -std=c++17";
+
+[[noreturn]] void throw_nvrtc(nvrtcResult r, std::string_view call)
+{
+    throw std::system_error(std::error_code(make_error_code(errc::nvrtc_failure)),
+                            std::string(call) + ": " + nvrtcGetErrorString(r));
+}
+
+void check(nvrtcResult r, std::string_view call)
+{
+    if (r != NVRTC_SUCCESS)
+        throw_nvrtc(r, call);
+}
+
+// NVRTC documents its API as safe to call from several threads, but measured on the H200 host it
+// serializes compiles inside a process anyway (SPEC §1), so one lock costs nothing and also covers
+// older NVRTC releases whose thread safety is less clear.
+std::mutex& nvrtc_mutex()
+{
+    static std::mutex m;
+    return m;
+}
+
+class program
+{
+public:
+    program(const std::string& source, const std::string& name)
+    {
+        check(nvrtcCreateProgram(&handle_, source.c_str(), name.c_str(), 0, nullptr, nullptr),
+              "nvrtcCreateProgram");
+    }
+    ~program() { nvrtcDestroyProgram(&handle_); }
+    program(const program&) = delete;
+    program& operator=(const program&) = delete;
+    nvrtcProgram get() const { return handle_; }
+
+private:
+    nvrtcProgram handle_ = nullptr;
+};
+
+std::string program_log(nvrtcProgram p)
+{
+    std::size_t size = 0;
+    check(nvrtcGetProgramLogSize(p, &size), "nvrtcGetProgramLogSize");
+    std::string log(size, '\0');
+    if (size > 0)
+        check(nvrtcGetProgramLog(p, log.data()), "nvrtcGetProgramLog");
+    while (!log.empty() && log.back() == '\0')
+        log.pop_back();
+    return log;
+}
+
+std::string program_cubin(nvrtcProgram p)
+{
+    std::size_t size = 0;
+    check(nvrtcGetCUBINSize(p, &size), "nvrtcGetCUBINSize");
+    std::string cubin(size, '\0');
+    if (size > 0)
+        check(nvrtcGetCUBIN(p, cubin.data()), "nvrtcGetCUBIN");
+    return cubin;
+}
+
+// The line of the log that says what went wrong, for compile_output::error (the full log travels
+// alongside). Error lines look like "kernel.cu(3): error: ...", "... catastrophic error: ...",
+// "nvrtc: error: ..." or "ptxas ... line 30; error   : ..."; warnings that merely mention a
+// variable called "error_count" must not match.
+std::string first_error_line(const std::string& log, std::string_view fallback)
+{
+    static const std::regex error_line(R"((^|[:;]\s*)(catastrophic\s+)?error\b)");
+    std::string_view rest = log;
+    std::string_view first_nonempty;
+    while (!rest.empty())
+    {
+        auto nl = rest.find('\n');
+        std::string_view line = rest.substr(0, nl);
+        rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
+        if (first_nonempty.empty() && line.find_first_not_of(" \t\r") != std::string_view::npos)
+            first_nonempty = line;
+        if (std::regex_search(line.begin(), line.end(), error_line))
+            return std::string(line.substr(0, 300));
+    }
+    if (!first_nonempty.empty())
+        return std::string(first_nonempty.substr(0, 300));
+    return std::string(fallback);
+}
+
+// A C++ kernel "sgemm(float*, ...)" appears as "_Z5sgemmPf..." (or "_ZN2ns5sgemmE..." in a
+// namespace): the name preceded by its length in an Itanium-mangled symbol.
+std::optional<std::string> mangled_match(const std::vector<std::string>& entries, const std::string& entry)
+{
+    std::string needle = std::to_string(entry.size()) + entry;
+    for (const auto& e : entries)
+    {
+        if (e.starts_with("_Z") && e.find(needle) != std::string::npos)
+            return e;
+    }
+    return std::nullopt;
+}
+
+std::string entry_problem(const std::vector<std::string>& entries, const std::string& entry)
+{
+    if (auto mangled = mangled_match(entries, entry))
+    {
+        return "entry point '" + entry + "' exists only as the C++-mangled name " + *mangled +
+               "; declare it extern \"C\"";
+    }
+    if (entries.empty())
+        return "entry point '" + entry + "' not found; the source defines no __global__ kernel";
+    std::string list;
+    for (const auto& e : entries)
+        list += (list.empty() ? "" : ", ") + e;
+    return "entry point '" + entry + "' not found; kernels in the source: " + list;
+}
+
+std::optional<std::filesystem::path> with_fp16_header(const std::filesystem::path& dir)
+{
+    std::error_code ec;
+    if (!dir.empty() && std::filesystem::exists(dir / "cuda_fp16.h", ec))
+        return dir.lexically_normal();
+    return std::nullopt;
+}
+
+std::optional<std::filesystem::path> find_cuda_include_dir()
+{
+    std::vector<std::filesystem::path> candidates;
+    for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+    {
+        if (const char* v = std::getenv(var); v && *v)
+            candidates.push_back(std::filesystem::path(v) / "include");
+    }
+    // The toolkit that the loaded libnvrtc belongs to: <root>/lib64/libnvrtc.so -> <root>/include,
+    // also for <root>/targets/x86_64-linux/lib.
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) != 0 && info.dli_fname)
+    {
+        std::error_code ec;
+        auto lib = std::filesystem::canonical(info.dli_fname, ec);
+        if (!ec)
+            candidates.push_back(lib.parent_path().parent_path() / "include");
+    }
+#ifdef WARPSMITH_CUDA_INCLUDE_DIR
+    candidates.emplace_back(WARPSMITH_CUDA_INCLUDE_DIR);
+#endif
+    candidates.emplace_back("/usr/local/cuda/include");
+    for (const auto& c : candidates)
+    {
+        if (auto found = with_fp16_header(c))
+            return found;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::string nvrtc_version()
+{
+    int major = 0, minor = 0;
+    check(nvrtcVersion(&major, &minor), "nvrtcVersion");
+    return std::to_string(major) + "." + std::to_string(minor);
+}
+
+const std::optional<std::filesystem::path>& cuda_include_dir()
+{
+    static const std::optional<std::filesystem::path> dir = []
+    {
+        auto found = find_cuda_include_dir();
+        if (found)
+            log_debug("nvrtc: CUDA headers from " + found->string());
+        else
+            log_warn(
+                "nvrtc: no CUDA toolkit include directory found (set CUDA_HOME); "
+                "kernels cannot include <cuda_fp16.h>");
+        return found;
+    }();
+    return dir;
+}
+
+std::vector<std::string> fixed_compile_options(const std::string& arch)
+{
+    std::vector<std::string> options{"-arch=" + arch, "-lineinfo", "--ptxas-options=-v", "-std=c++17"};
+    if (const auto& dir = cuda_include_dir())
+        options.push_back("-I" + dir->string());
+    return options;
+}
+
+nvrtc_compiler::nvrtc_compiler(std::optional<compile_cache> cache) : cache_(std::move(cache)) {}
+
+std::string nvrtc_compiler::cache_key(const compile_request& request)
+{
+    sha256_builder key;
+    key.add(key_format).add(request.name).add(request.source).add(request.entry);
+    key.add(std::to_string(request.options.size()));
+    for (const auto& option : request.options)
+        key.add(option);
+    key.add(request.arch).add(nvrtc_version());
+    return key.hex();
+}
+
+compile_output nvrtc_compiler::compile(const compile_request& request) const
+{
+    compile_output out;
+    out.arch = request.arch;
+    out.key = cache_key(request);
+    if (auto why = check_arch(request.arch))
+    {
+        out.error = *why;
+        return out;
+    }
+    if (auto why = check_compile_options(request.options))
+    {
+        out.error = *why;
+        return out;
+    }
+    if (cache_)
+    {
+        if (auto hit = cache_->lookup(out.key))
+            return *hit;
+    }
+
+    std::vector<std::string> options = fixed_compile_options(request.arch);
+    options.insert(options.end(), request.options.begin(), request.options.end());
+    std::vector<const char*> argv;
+    for (const auto& o : options)
+        argv.push_back(o.c_str());
+
+    auto start = std::chrono::steady_clock::now();
+    nvrtcResult result;
+    {
+        std::lock_guard lock(nvrtc_mutex());
+        program prog(request.source, request.name);
+        result = nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
+        if (result != NVRTC_SUCCESS && result != NVRTC_ERROR_COMPILATION &&
+            result != NVRTC_ERROR_INVALID_OPTION)
+            throw_nvrtc(result, "nvrtcCompileProgram");
+        out.log = program_log(prog.get());
+        if (result == NVRTC_SUCCESS)
+            out.cubin = program_cubin(prog.get());
+    }
+    out.compile_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+
+    if (result == NVRTC_ERROR_INVALID_OPTION)
+    {
+        // Options passed the allow-list, so NVRTC refusing them means this NVRTC cannot target the
+        // architecture (too old or too new for it).
+        out.error = "NVRTC " + nvrtc_version() + " rejected the options for " + request.arch + ": " +
+                    first_error_line(out.log, "invalid option");
+    }
+    else if (result == NVRTC_ERROR_COMPILATION)
+    {
+        out.error = first_error_line(out.log, "compilation failed");
+    }
+    else
+    {
+        ptxas_report report = parse_ptxas_report(out.log);
+        out.entries = cubin_entry_points(out.cubin);
+        if (out.entries.empty())
+            out.entries = report.entries;
+        // Symbol-table order is an accident of the compiler; extern "C" names first, then C++
+        // names, each alphabetical, keeps messages to the model stable.
+        std::sort(out.entries.begin(),
+                  out.entries.end(),
+                  [](const std::string& a, const std::string& b)
+                  {
+                      return std::pair(a.starts_with("_Z"), std::string_view(a)) <
+                             std::pair(b.starts_with("_Z"), std::string_view(b));
+                  });
+        if (std::find(out.entries.begin(), out.entries.end(), request.entry) == out.entries.end())
+        {
+            out.error = entry_problem(out.entries, request.entry);
+            out.cubin.clear();
+        }
+        else if (out.cubin.empty())
+        {
+            out.error = "NVRTC produced no cubin";
+        }
+        else
+        {
+            out.compiled = true;
+            if (auto it = report.resources.find(request.entry); it != report.resources.end())
+                out.resources = it->second;
+            out.resources.constant_bytes += report.module_constant_bytes;
+        }
+    }
+
+    if (cache_)
+    {
+        // A cache that cannot be written (full disk, read-only directory) must not fail the
+        // compile: the output is correct, only the next compile will be slower.
+        try
+        {
+            cache_->store(out);
+        }
+        catch (const std::exception& e)
+        {
+            log_warn(std::string("compile cache: cannot store ") + out.key + ": " + e.what());
+        }
+    }
+    return out;
+}
+
+}  // namespace warpsmith

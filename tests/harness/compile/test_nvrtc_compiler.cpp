@@ -1,0 +1,298 @@
+#include "harness/compile/cubin_symbols.hpp"
+#include "harness/compile/nvrtc_compiler.hpp"
+#include "tests/harness/compile/test_kernels.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <thread>
+
+using namespace warpsmith;
+
+namespace {
+
+compile_request request(std::string source,
+                        std::string entry,
+                        std::vector<std::string> options = {},
+                        std::string arch = "sm_90")
+{
+    compile_request r;
+    r.source = std::move(source);
+    r.entry = std::move(entry);
+    r.options = std::move(options);
+    r.arch = std::move(arch);
+    return r;
+}
+
+bool contains(const std::string& haystack, const std::string& needle)
+{
+    return haystack.find(needle) != std::string::npos;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(nvrtc_compile)
+
+BOOST_AUTO_TEST_CASE(version_is_major_dot_minor)
+{
+    std::string v = nvrtc_version();
+    BOOST_TEST(v.find('.') != std::string::npos);
+    BOOST_TEST(std::stoi(v) >= 11);
+}
+
+BOOST_AUTO_TEST_CASE(good_kernel_gives_cubin_and_resources)
+{
+    nvrtc_compiler compiler;
+    compile_output out = compiler.compile(request(test_kernels::saxpy, "saxpy"));
+    BOOST_TEST_REQUIRE(out.compiled, out.error << "\n" << out.log);
+    BOOST_TEST(out.error.empty());
+    BOOST_TEST(out.cubin.size() > 100u);
+    BOOST_TEST(out.cubin.substr(0, 4) ==
+               "\x7f"
+               "ELF");
+    BOOST_TEST(out.entries == (std::vector<std::string>{"saxpy"}), boost::test_tools::per_element());
+    BOOST_TEST(out.resources.registers > 0);
+    BOOST_TEST(out.resources.spill_stores_bytes == 0);
+    BOOST_TEST(out.arch == "sm_90");
+    BOOST_TEST(out.key == nvrtc_compiler::cache_key(request(test_kernels::saxpy, "saxpy")));
+    BOOST_TEST(!out.cache_hit);
+    BOOST_TEST(out.compile_ms > 0);
+    // ptxas -v is always on, so its report is in the log.
+    BOOST_TEST(contains(out.log, "Compiling entry function 'saxpy' for 'sm_90'"));
+}
+
+BOOST_AUTO_TEST_CASE(fixed_options)
+{
+    auto options = fixed_compile_options("sm_90a");
+    BOOST_TEST(options.at(0) == "-arch=sm_90a");
+    BOOST_TEST(std::count(options.begin(), options.end(), "-lineinfo") == 1);
+    BOOST_TEST(std::count(options.begin(), options.end(), "--ptxas-options=-v") == 1);
+    BOOST_TEST(std::count(options.begin(), options.end(), "-std=c++17") == 1);
+    BOOST_TEST(std::none_of(
+        options.begin(), options.end(), [](const std::string& o) { return contains(o, "rdc"); }));
+}
+
+BOOST_AUTO_TEST_CASE(half_and_bfloat16_headers_are_found)
+{
+    BOOST_TEST_REQUIRE(cuda_include_dir().has_value(), "no CUDA include directory with cuda_fp16.h");
+    const char* source = R"(
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+extern "C" __global__ void mixed(const __half* a, const __nv_bfloat16* b, float* out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = __half2float(a[i]) + __bfloat162float(b[i]);
+}
+)";
+    compile_output out = nvrtc_compiler().compile(request(source, "mixed"));
+    BOOST_TEST(out.compiled, out.error << "\n" << out.log);
+}
+
+BOOST_AUTO_TEST_CASE(syntax_error_is_a_value_with_the_log)
+{
+    const char* source = "extern \"C\" __global__ void k(int* p)\n{\n    p[0] = undeclared_name;\n}\n";
+    compile_request r = request(source, "k");
+    r.name = "broken.cu";
+    compile_output out = nvrtc_compiler().compile(r);
+    BOOST_TEST(!out.compiled);
+    BOOST_TEST(out.cubin.empty());
+    BOOST_TEST(contains(out.log, "broken.cu(3): error"), out.log);
+    BOOST_TEST(contains(out.error, "broken.cu(3): error"), out.error);
+    BOOST_TEST(out.error.find('\n') == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(missing_entry_lists_the_kernels)
+{
+    compile_output out = nvrtc_compiler().compile(request(test_kernels::two_kernels, "sgemm"));
+    BOOST_TEST(!out.compiled);
+    BOOST_TEST(out.cubin.empty());
+    BOOST_TEST(out.error == "entry point 'sgemm' not found; kernels in the source: foo, _Z3barPf", out.error);
+    BOOST_TEST(out.entries == (std::vector<std::string>{"foo", "_Z3barPf"}),
+               boost::test_tools::per_element());
+
+    compile_output none = nvrtc_compiler().compile(request("__device__ int x;\n", "k"));
+    BOOST_TEST(!none.compiled);
+    BOOST_TEST(none.error == "entry point 'k' not found; the source defines no __global__ kernel");
+}
+
+BOOST_AUTO_TEST_CASE(mangled_entry_asks_for_extern_c)
+{
+    const char* source = "__global__ void sgemm(float* c, int n) { c[threadIdx.x] = n; }\n";
+    compile_output out = nvrtc_compiler().compile(request(source, "sgemm"));
+    BOOST_TEST(!out.compiled);
+    BOOST_TEST(out.error ==
+                   "entry point 'sgemm' exists only as the C++-mangled name _Z5sgemmPfi; declare it "
+                   "extern \"C\"",
+               out.error);
+}
+
+BOOST_AUTO_TEST_CASE(refused_options_and_arch_are_values)
+{
+    nvrtc_compiler compiler;
+    compile_output rdc = compiler.compile(request(test_kernels::saxpy, "saxpy", {"-rdc=true"}));
+    BOOST_TEST(!rdc.compiled);
+    BOOST_TEST(rdc.error ==
+               "option '-rdc=true' refused: allowed are --use_fast_math, --maxrregcount=N, "
+               "-DNAME=V, -DNAME, --extra-device-vectorization");
+    BOOST_TEST(rdc.log.empty());
+
+    compile_output regs = compiler.compile(request(test_kernels::saxpy, "saxpy", {"--maxrregcount=512"}));
+    BOOST_TEST(!regs.compiled);
+    BOOST_TEST(contains(regs.error, "1 to 255"));
+
+    compile_output ptx = compiler.compile(request(test_kernels::saxpy, "saxpy", {}, "compute_90"));
+    BOOST_TEST(!ptx.compiled);
+    BOOST_TEST(contains(ptx.error, "architecture 'compute_90' refused"));
+
+    // Well-formed but beyond what NVRTC can target: NVRTC's own refusal, still a value.
+    compile_output ancient = compiler.compile(request(test_kernels::saxpy, "saxpy", {}, "sm_20"));
+    BOOST_TEST(!ancient.compiled);
+    BOOST_TEST(contains(ancient.error, "rejected the options for sm_20"), ancient.error);
+}
+
+BOOST_AUTO_TEST_CASE(defines_reach_the_code)
+{
+    const char* source = R"(
+#ifndef FEATURE
+#error FEATURE must be defined
+#endif
+#define fast 7
+static_assert(BM == 128, "BM must be 128");
+static_assert(MODE == 7, "MODE must name the macro fast");
+static_assert(OFFSET == -4, "OFFSET must be -4");
+extern "C" __global__ void k(int* p) { p[threadIdx.x] = BM + OFFSET; }
+)";
+    nvrtc_compiler compiler;
+    compile_output ok =
+        compiler.compile(request(source, "k", {"-DBM=128", "-DFEATURE", "-DMODE=fast", "-DOFFSET=-4"}));
+    BOOST_TEST(ok.compiled, ok.error << "\n" << ok.log);
+
+    compile_output wrong =
+        compiler.compile(request(source, "k", {"-DBM=64", "-DFEATURE", "-DMODE=fast", "-DOFFSET=-4"}));
+    BOOST_TEST(!wrong.compiled);
+    BOOST_TEST(contains(wrong.log, "BM must be 128"), wrong.log);
+
+    compile_output missing =
+        compiler.compile(request(source, "k", {"-DBM=128", "-DMODE=fast", "-DOFFSET=-4"}));
+    BOOST_TEST(!missing.compiled);
+    BOOST_TEST(contains(missing.error, "FEATURE must be defined"), missing.error);
+}
+
+BOOST_AUTO_TEST_CASE(option_order_is_part_of_the_key)
+{
+    // A later -D redefines an earlier one, so the same options in another order are another compile.
+    auto a = request(test_kernels::saxpy, "saxpy", {"-DX=1", "-DX=2"});
+    auto b = request(test_kernels::saxpy, "saxpy", {"-DX=2", "-DX=1"});
+    BOOST_TEST(nvrtc_compiler::cache_key(a) != nvrtc_compiler::cache_key(b));
+    BOOST_TEST(nvrtc_compiler::cache_key(a) == nvrtc_compiler::cache_key(a));
+    auto other_arch = a;
+    other_arch.arch = "sm_90a";
+    BOOST_TEST(nvrtc_compiler::cache_key(a) != nvrtc_compiler::cache_key(other_arch));
+    auto other_entry = a;
+    other_entry.entry = "other";
+    BOOST_TEST(nvrtc_compiler::cache_key(a) != nvrtc_compiler::cache_key(other_entry));
+    BOOST_TEST(nvrtc_compiler::cache_key(a).size() == 64u);
+}
+
+BOOST_AUTO_TEST_CASE(shared_memory_and_barriers_reported)
+{
+    compile_output out = nvrtc_compiler().compile(request(test_kernels::two_kernels, "foo"));
+    BOOST_TEST_REQUIRE(out.compiled, out.error);
+    BOOST_TEST(out.resources.static_shared_bytes == 1024);
+    BOOST_TEST(out.resources.barriers == 1);
+}
+
+BOOST_AUTO_TEST_CASE(spills_reported_under_maxrregcount)
+{
+    nvrtc_compiler compiler;
+    compile_output tight = compiler.compile(request(test_kernels::spiller, "spill", {"--maxrregcount=32"}));
+    BOOST_TEST_REQUIRE(tight.compiled, tight.error << "\n" << tight.log);
+    BOOST_TEST(tight.resources.registers <= 32);
+    BOOST_TEST(tight.resources.registers > 0);
+    BOOST_TEST(tight.resources.spill_stores_bytes > 0);
+    BOOST_TEST(tight.resources.spill_loads_bytes > 0);
+    BOOST_TEST(tight.resources.stack_frame_bytes > 0);
+
+    compile_output roomy = compiler.compile(request(test_kernels::spiller, "spill"));
+    BOOST_TEST_REQUIRE(roomy.compiled, roomy.error);
+    BOOST_TEST(roomy.resources.registers > 32);
+    BOOST_TEST(roomy.resources.spill_stores_bytes < tight.resources.spill_stores_bytes);
+}
+
+BOOST_AUTO_TEST_CASE(sm_90a_enables_arch_specific_instructions)
+{
+    // setmaxnreg exists only on the architecture-specific target.
+    const char* source = R"(
+extern "C" __global__ void k(int* p)
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
+    p[threadIdx.x] = 1;
+}
+)";
+    nvrtc_compiler compiler;
+    compile_output a = compiler.compile(request(source, "k", {}, "sm_90a"));
+    BOOST_TEST(a.compiled, a.error << "\n" << a.log);
+    BOOST_TEST(a.arch == "sm_90a");
+    BOOST_TEST(contains(a.log, "for 'sm_90a'"));
+
+    compile_output plain = compiler.compile(request(source, "k", {}, "sm_90"));
+    BOOST_TEST(!plain.compiled);
+    BOOST_TEST(contains(plain.error, "setmaxnreg"), plain.error);
+}
+
+BOOST_AUTO_TEST_CASE(other_allowed_options_compile)
+{
+    compile_output out = nvrtc_compiler().compile(
+        request(test_kernels::saxpy,
+                "saxpy",
+                {"--use_fast_math", "--extra-device-vectorization", "--maxrregcount=64"}));
+    BOOST_TEST(out.compiled, out.error << "\n" << out.log);
+}
+
+BOOST_AUTO_TEST_CASE(concurrent_compiles)
+{
+    nvrtc_compiler compiler;
+    std::vector<compile_output> outs(4);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+    {
+        threads.emplace_back(
+            [&, t] {
+                outs[t] = compiler.compile(
+                    request(test_kernels::saxpy, "saxpy", {"-DVARIANT=" + std::to_string(t)}));
+            });
+    }
+    for (auto& th : threads)
+        th.join();
+    for (const auto& o : outs)
+    {
+        BOOST_TEST(o.compiled, o.error);
+        BOOST_TEST(o.resources.registers > 0);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(cubin_symbols_skip_device_functions_and_garbage)
+{
+    const char* source = R"(
+__device__ __noinline__ float helper(float* p, int i) { return p[i] * 2; }
+extern "C" __global__ void foo(float* a) { a[0] = helper(a, 1); }
+template <int N> __global__ void tk(float* a) { a[N] = 1; }
+template __global__ void tk<3>(float*);
+)";
+    compile_output out = nvrtc_compiler().compile(request(source, "foo"));
+    BOOST_TEST_REQUIRE(out.compiled, out.error);
+    std::vector<std::string> entries = cubin_entry_points(out.cubin);
+    std::sort(entries.begin(), entries.end());
+    BOOST_TEST(entries == (std::vector<std::string>{"_Z2tkILi3EEvPf", "foo"}),
+               boost::test_tools::per_element());
+
+    BOOST_TEST(cubin_entry_points("").empty());
+    BOOST_TEST(
+        cubin_entry_points("not an elf file at all, just text long enough to pass size checks.....").empty());
+    // Every truncation of a real cubin must be handled without reading out of bounds.
+    for (std::size_t n = 0; n < out.cubin.size(); n += 97)
+        cubin_entry_points(std::string_view(out.cubin).substr(0, n));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,13 @@
+// Reference for the docs/workload-format.md example: C = alpha * A * B, row-major, naive.
+extern "C" __global__ void sgemm(int M, int N, int K, float alpha, const float* A, const float* B, float* C)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row < M && col < N)
+    {
+        float acc = 0.0f;
+        for (int k = 0; k < K; ++k)
+            acc += A[row * K + k] * B[k * N + col];
+        C[row * N + col] = alpha * acc;
+    }
+}
