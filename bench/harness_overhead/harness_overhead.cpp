@@ -1,0 +1,304 @@
+// harness_overhead: evaluates the same small kernel N times through one persistent
+// warpsmith-worker and through a fresh worker per candidate (spawn, hello, load_workload,
+// evaluate, shutdown), and prints the cost per candidate, the kernel's own GPU time, the overhead
+// beyond it, the ratio, and where the time goes (compile-cache hit, module load, validation,
+// timing, L2 scrubs). Performance figures live here, never in tests (SPEC §9).
+
+#include "harness/core/error.hpp"
+#include "harness/worker/worker_pipe.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using warpsmith::worker::worker_pipe;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+constexpr const char* k_help = R"(harness_overhead: the harness's cost per candidate, persistent vs fresh worker.
+
+Usage: harness_overhead [options]
+  --n N              candidates per mode (default 50)
+  --fresh N          candidates through a fresh worker each (default: same as --n)
+  --iterations I     timed launches per candidate (default 100)
+  --warmup W         warm-up launches (default 10)
+  --mode cold|hot    timing mode (default cold: L2 scrub before each timed launch)
+  --elements E       elements of the performance case (default 1048576)
+  --device K         GPU (default 0)
+  --source           send kernel source (worker compiles; cache hit) instead of a cubin
+  --worker PATH      warpsmith-worker binary (default: next to this program)
+
+Example:
+  build/bin/harness_overhead --n 50 --iterations 100
+)";
+
+struct options
+{
+    int n = 50;
+    int fresh = -1;
+    int iterations = 100;
+    int warmup = 10;
+    std::string mode = "cold";
+    long long elements = 1 << 20;
+    int device = 0;
+    bool source = false;
+    std::string worker;
+};
+
+std::string self_dir()
+{
+    std::error_code ec;
+    auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string(".") : p.parent_path().string();
+}
+
+int to_int(const std::string& flag, const std::string& v)
+{
+    try
+    {
+        std::size_t used = 0;
+        const long long x = std::stoll(v, &used);
+        if (used == v.size() && x >= 0 && x <= (1ll << 40))
+            return static_cast<int>(x);
+    }
+    catch (const std::exception&)
+    {
+    }
+    throw warpsmith::user_error(flag + ": '" + v + "' is not a non-negative integer");
+}
+
+options parse(int argc, char** argv)
+{
+    options o;
+    o.worker = self_dir() + "/warpsmith-worker";
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string a = argv[i];
+        const auto value = [&]() -> std::string {
+            if (i + 1 >= argc)
+                throw warpsmith::user_error(a + " needs a value");
+            return argv[++i];
+        };
+        if (a == "--help" || a == "-h")
+        {
+            std::fputs(k_help, stdout);
+            std::exit(0);
+        }
+        else if (a == "--n")
+            o.n = to_int(a, value());
+        else if (a == "--fresh")
+            o.fresh = to_int(a, value());
+        else if (a == "--iterations")
+            o.iterations = std::max(1, to_int(a, value()));
+        else if (a == "--warmup")
+            o.warmup = to_int(a, value());
+        else if (a == "--mode")
+        {
+            o.mode = value();
+            if (o.mode != "cold" && o.mode != "hot")
+                throw warpsmith::user_error("--mode must be cold or hot");
+        }
+        else if (a == "--elements")
+            o.elements = std::max(1, to_int(a, value()));
+        else if (a == "--device")
+            o.device = to_int(a, value());
+        else if (a == "--source")
+            o.source = true;
+        else if (a == "--worker")
+            o.worker = value();
+        else
+            throw warpsmith::user_error("unknown option '" + a + "' (see --help)");
+    }
+    if (o.fresh < 0)
+        o.fresh = o.n;
+    return o;
+}
+
+const char* k_kernel = "extern \"C\" __global__ void vadd(int n, const float* a, const float* b, float* c)\n"
+                       "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] + b[i];\n}\n";
+
+json::object workload(long long elements)
+{
+    return json::object{
+        {"name", "harness_overhead_vadd"},
+        {"signature",
+         {{"entry", "vadd"},
+          {"params",
+           {{{"name", "n"}, {"kind", "scalar"}, {"type", "int32"}},
+            {{"name", "a"}, {"kind", "buffer"}, {"type", "float32"}, {"dir", "in"}, {"count", "n"}},
+            {{"name", "b"}, {"kind", "buffer"}, {"type", "float32"}, {"dir", "in"}, {"count", "n"}},
+            {{"name", "c"}, {"kind", "buffer"}, {"type", "float32"}, {"dir", "out"}, {"count", "n"}}}}}},
+        {"tolerance", {{"rtol", 1e-5}, {"atol", 1e-5}}},
+        {"cases",
+         {{{"name", "odd-small"}, {"values", {{"n", 1237}}}},
+          {{"name", "perf"}, {"role", "performance"}, {"values", {{"n", elements}}}}}},
+        {"reference_source", k_kernel},
+        {"launch", {{"grid", {"ceil_div(n,256)"}}, {"block", {256}}}}};
+}
+
+json::object must(const json::object& r, const char* what)
+{
+    if (!r.at("ok").as_bool())
+        throw std::runtime_error(std::string(what) + " failed: " + json::serialize(r));
+    return r;
+}
+
+double ms_since(clock_type::time_point t0) { return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count(); }
+
+struct summary
+{
+    std::vector<double> values;
+    void add(double v) { values.push_back(v); }
+    double mean() const
+    {
+        double s = 0;
+        for (double v : values)
+            s += v;
+        return values.empty() ? 0 : s / static_cast<double>(values.size());
+    }
+    double median() const
+    {
+        if (values.empty())
+            return 0;
+        std::vector<double> v = values;
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+    }
+};
+
+double number(const json::value& v) { return v.is_number() ? v.to_number<double>() : 0.0; }
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    options o;
+    try
+    {
+        o = parse(argc, argv);
+    }
+    catch (const warpsmith::user_error& e)
+    {
+        std::fprintf(stderr, "harness_overhead: %s\n", e.what());
+        return 2;
+    }
+    const std::vector<std::string> argv_worker{o.worker, "--device", std::to_string(o.device), "--log-level", "warn"};
+    const json::object timing{{"warmup", o.warmup}, {"iterations", o.iterations}, {"mode", o.mode}};
+    const json::object wl = workload(o.elements);
+
+    try
+    {
+        // ---- persistent worker ----
+        worker_pipe w(argv_worker);
+        const json::object hello = must(w.request({{"op", "hello"}}, 300s), "hello");
+        std::printf("device: %s, worker %s, driver %s, NVRTC %s\n",
+                    std::string(hello.at("device").at("name").as_string()).c_str(),
+                    std::string(hello.at("worker_version").as_string()).c_str(),
+                    std::string(hello.at("driver_version").as_string()).c_str(),
+                    std::string(hello.at("nvrtc_version").as_string()).c_str());
+        must(w.request({{"op", "load_workload"}, {"workload", wl}, {"hidden_seed", 7}}, 300s), "load_workload");
+
+        json::object candidate{{"entry", "vadd"}, {"launch", {{"grid", {"ceil_div(n,256)"}}, {"block", {256}}}}};
+        if (o.source)
+            candidate["source"] = k_kernel;
+        else
+        {
+            const json::object c = must(
+                w.request({{"op", "compile"},
+                           {"request", {{"source", k_kernel}, {"entry", "vadd"}, {"arch", hello.at("device").at("arch")}}}},
+                          300s),
+                "compile");
+            candidate["cubin_b64"] = c.at("output").at("cubin_b64");
+        }
+        const json::object evaluate{{"op", "evaluate"}, {"name", "bench"}, {"candidate", candidate}, {"timing", timing}};
+        must(w.request(evaluate, 300s), "warm-up evaluate");  // first use allocates pools, fills caches
+
+        summary round_trip, eval, kernel, compile, load, validate, time_phase, scrub;
+        for (int i = 0; i < o.n; ++i)
+        {
+            const auto t0 = clock_type::now();
+            const json::object r = must(w.request(evaluate, 300s), "evaluate");
+            round_trip.add(ms_since(t0));
+            const json::object& result = r.at("result").as_object();
+            if (result.at("status").as_string() != "valid")
+                throw std::runtime_error("the benchmark kernel is invalid: " + json::serialize(result.at("failure")));
+            const json::object& p = result.at("phases_ms").as_object();
+            eval.add(number(result.at("eval_ms")));
+            kernel.add(number(p.at("kernel_gpu_ms")));
+            compile.add(number(p.at("compile_ms")));
+            load.add(number(p.at("load_ms")));
+            validate.add(number(p.at("validate_ms")));
+            time_phase.add(number(p.at("time_ms")));
+            scrub.add(number(p.at("l2_scrub_ms")));
+        }
+        must(w.request({{"op", "shutdown"}}, 30s), "shutdown");
+        w.wait_exit(30s);
+
+        // ---- fresh worker per candidate ----
+        summary fresh_total, fresh_start, fresh_load, fresh_eval, fresh_stop;
+        for (int i = 0; i < o.fresh; ++i)
+        {
+            const auto t0 = clock_type::now();
+            worker_pipe f(argv_worker);
+            must(f.request({{"op", "hello"}}, 300s), "hello");
+            const double started = ms_since(t0);
+            const auto t1 = clock_type::now();
+            must(f.request({{"op", "load_workload"}, {"workload", wl}, {"hidden_seed", 7}}, 300s), "load_workload");
+            const double loaded = ms_since(t1);
+            const auto t2 = clock_type::now();
+            must(f.request(evaluate, 300s), "evaluate");
+            const double evaluated = ms_since(t2);
+            const auto t3 = clock_type::now();
+            must(f.request({{"op", "shutdown"}}, 30s), "shutdown");
+            f.wait_exit(30s);
+            fresh_stop.add(ms_since(t3));
+            fresh_total.add(ms_since(t0));
+            fresh_start.add(started);
+            fresh_load.add(loaded);
+            fresh_eval.add(evaluated);
+        }
+
+        const double overhead = round_trip.mean() - kernel.mean();
+        std::printf("\n%d candidates, %d warm-up + %d timed launches (%s), perf case of %lld elements, %s\n", o.n,
+                    o.warmup, o.iterations, o.mode.c_str(), o.elements, o.source ? "source (compile cache)" : "cubin");
+        std::printf("\npersistent worker          mean ms  median ms\n");
+        std::printf("  per candidate (client)  %8.3f  %8.3f\n", round_trip.mean(), round_trip.median());
+        std::printf("  eval_ms (worker)        %8.3f  %8.3f\n", eval.mean(), eval.median());
+        std::printf("    compile / cache hit   %8.3f  %8.3f\n", compile.mean(), compile.median());
+        std::printf("    module load           %8.3f  %8.3f\n", load.mean(), load.median());
+        std::printf("    validation runs       %8.3f  %8.3f\n", validate.mean(), validate.median());
+        std::printf("    timing                %8.3f  %8.3f\n", time_phase.mean(), time_phase.median());
+        std::printf("      of which L2 scrubs  %8.3f  %8.3f\n", scrub.mean(), scrub.median());
+        std::printf("  kernel's own GPU time   %8.3f  %8.3f\n", kernel.mean(), kernel.median());
+        std::printf("  overhead beyond kernel  %8.3f            (goal < 5 ms: %s)\n", overhead,
+                    overhead < 5.0 ? "met" : "missed");
+        std::printf("  overhead without scrubs %8.3f\n", overhead - scrub.mean());
+        if (o.fresh > 0)
+        {
+            std::printf("\nfresh worker per candidate mean ms  median ms\n");
+            std::printf("  per candidate           %8.3f  %8.3f\n", fresh_total.mean(), fresh_total.median());
+            std::printf("    spawn + hello         %8.3f  %8.3f\n", fresh_start.mean(), fresh_start.median());
+            std::printf("    load_workload         %8.3f  %8.3f\n", fresh_load.mean(), fresh_load.median());
+            std::printf("    evaluate              %8.3f  %8.3f\n", fresh_eval.mean(), fresh_eval.median());
+            std::printf("    shutdown + exit       %8.3f  %8.3f\n", fresh_stop.mean(), fresh_stop.median());
+            std::printf("  overhead beyond kernel  %8.3f\n", fresh_total.mean() - kernel.mean());
+            std::printf("\nratio fresh / persistent: %.1fx\n", fresh_total.mean() / round_trip.mean());
+        }
+        return 0;
+    }
+    catch (const std::exception& e)
+    {
+        std::fprintf(stderr, "harness_overhead: %s\n", e.what());
+        return 1;
+    }
+}

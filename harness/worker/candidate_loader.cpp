@@ -1,0 +1,99 @@
+#include "harness/worker/candidate_loader.hpp"
+
+#include "harness/compile/compile_options.hpp"
+#include "harness/core/digest.hpp"
+#include "harness/core/error.hpp"
+#include "harness/worker/protocol.hpp"
+
+#include <boost/json.hpp>
+
+#include <chrono>
+
+namespace warpsmith::worker {
+
+namespace json = boost::json;
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string log_excerpt(const std::string& log)
+{
+    constexpr std::size_t max_chars = 2000;
+    if (log.size() <= max_chars)
+        return log;
+    return log.substr(0, max_chars) + "\n[... log truncated]";
+}
+
+}  // namespace
+
+prepared_candidate prepare_candidate(const json::value& candidate_json, const std::string& where,
+                                     const nvrtc_compiler& compiler, const std::string& arch)
+{
+    if (!candidate_json.is_object())
+        bad_request(where + " must be an object");
+    const json::object& obj = candidate_json.get_object();
+    prepared_candidate p;
+    try
+    {
+        p.cand = candidate::from_json(candidate_json, where);
+    }
+    catch (const user_error& e)
+    {
+        bad_request(e.what());
+    }
+
+    std::string cubin;
+    const json::value* b64 = obj.if_contains("cubin_b64");
+    if (b64 && !b64->is_null())
+    {
+        if (!b64->is_string())
+            bad_request(where + ": 'cubin_b64' must be a string");
+        const auto t0 = std::chrono::steady_clock::now();
+        try
+        {
+            cubin = base64_decode(b64->get_string());
+        }
+        catch (const user_error& e)
+        {
+            bad_request(where + ": 'cubin_b64': " + e.what());
+        }
+        p.load_ms += ms_since(t0);
+    }
+    else
+    {
+        if (p.cand.source.empty())
+            bad_request(where + " has neither 'cubin_b64' nor 'source'");
+        compile_request request;
+        request.source = p.cand.source;
+        request.entry = p.cand.entry;
+        request.options = define_options(p.cand.defines);
+        request.options.insert(request.options.end(), p.cand.options.begin(), p.cand.options.end());
+        request.arch = arch;
+        const auto t0 = std::chrono::steady_clock::now();
+        compile_output out = compiler.compile(request);
+        p.compile_ms = ms_since(t0);
+        p.compiled_here = true;
+        p.cache_hit = out.cache_hit;
+        if (!out.compiled)
+        {
+            p.fail = failure{failure_kind::compile_error, "", out.error + "\n" + log_excerpt(out.log)};
+            return p;
+        }
+        cubin = std::move(out.cubin);
+    }
+
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string why;
+    bool image_rejected = false;
+    p.kernel = load_kernel(cubin, p.cand.entry, why, &image_rejected);
+    p.load_ms += ms_since(t0);
+    if (!p.kernel)
+        p.fail = failure{image_rejected ? failure_kind::compile_error : failure_kind::entry_not_found, "", why};
+    return p;
+}
+
+}  // namespace warpsmith::worker

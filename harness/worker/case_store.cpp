@@ -1,0 +1,250 @@
+#include "harness/worker/case_store.hpp"
+
+#include "harness/compile/compile_options.hpp"
+#include "harness/core/error.hpp"
+#include "harness/core/log.hpp"
+#include "harness/worker/watchdog.hpp"
+#include "harness/workload/candidate.hpp"
+#include "harness/workload/input_generator.hpp"
+
+#include <boost/json.hpp>
+
+namespace warpsmith::worker {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string set_label(input_set set) { return set == input_set::stated ? "stated inputs" : "hidden inputs"; }
+
+std::string excerpt(const std::string& log, std::size_t max_chars = 1500)
+{
+    if (log.size() <= max_chars)
+        return log;
+    return log.substr(0, max_chars) + "\n[... log truncated]";
+}
+
+}  // namespace
+
+case_store::case_store(gpu_device& device, const helper_kernels& helpers, const nvrtc_compiler& compiler,
+                       workload w, std::uint64_t hidden_seed, std::chrono::milliseconds launch_timeout)
+    : device_(device),
+      helpers_(helpers),
+      workload_(std::make_unique<workload>(std::move(w))),
+      launch_timeout_(launch_timeout)
+{
+    const workload& wl = *workload_;
+    std::size_t buffer_params = 0;
+    for (const param& p : wl.sig.params)
+        buffer_params += p.kind == param_kind::buffer;
+    checks_ = std::make_unique<check_area>(buffer_params, 3);
+    device_bytes_ += checks_->device_bytes();
+
+    // The reference is compiled like any candidate (same NVRTC, same cache, the device's own arch).
+    const candidate ref_candidate = candidate::from_kernel(wl.reference);
+    compile_request request;
+    request.source = ref_candidate.source;
+    request.entry = ref_candidate.entry;
+    request.options = define_options(ref_candidate.defines);
+    request.options.insert(request.options.end(), ref_candidate.options.begin(), ref_candidate.options.end());
+    request.arch = device_.arch();
+    request.name = wl.reference.path.empty() ? "reference.cu" : wl.reference.path.filename().string();
+    const compile_output compiled = compiler.compile(request);
+    if (!compiled.compiled)
+        throw reference_error("the reference does not compile: " + compiled.error + "\n" + excerpt(compiled.log));
+    std::string why;
+    std::optional<loaded_kernel> ref = load_kernel(compiled.cubin, ref_candidate.entry, why);
+    if (!ref)
+        throw reference_error("the reference cannot be loaded: " + why);
+
+    cases_.reserve(wl.cases.size());
+    for (const workload_case& wc : wl.cases)
+    {
+        case_data& c = cases_.emplace_back();
+        c.wc = &wc;
+        allocate_case(c, hidden_seed);
+        run_reference(c, *ref, ref_candidate);
+    }
+}
+
+void case_store::allocate_case(case_data& c, std::uint64_t hidden_seed)
+{
+    const workload& wl = *workload_;
+    const workload_case& wc = *c.wc;
+    const std::array<std::uint64_t, 2> seeds{wc.seed, splitmix64_mix(hidden_seed ^ fnv1a64(wc.name))};
+
+    std::vector<CUdeviceptr> pointers;
+    std::vector<guard_range> ranges;
+    for (std::size_t i = 0; i < wl.sig.params.size(); ++i)
+    {
+        const param& p = wl.sig.params[i];
+        if (p.kind != param_kind::buffer)
+            continue;
+        buffer_slot& b = c.buffers.emplace_back();
+        b.param_index = i;
+        b.p = &p;
+        b.count = wl.buffer_count(p, wc);
+        b.bytes = static_cast<std::size_t>(wl.buffer_bytes(p, wc));
+        b.working = guarded_buffer(b.bytes);
+        device_bytes_ += b.working.total_bytes();
+        if (b.is_output())
+        {
+            for (auto& r : b.reference)
+                r = cuda::device_buffer(b.bytes);
+            b.snapshot = cuda::device_buffer(b.bytes);
+            device_bytes_ += 3 * b.bytes;
+        }
+        if (p.dir == buffer_dir::inout)
+            c.has_inout = true;
+        pointers.push_back(b.working.payload());
+        const auto index = static_cast<std::uint32_t>(c.buffers.size() - 1);
+        ranges.push_back({b.working.base(), guard_bytes, 2 * index, 0});
+        ranges.push_back({b.working.tail_guard(), b.working.tail_guard_bytes(), 2 * index + 1, 0});
+    }
+
+    // Inputs: generated on the host once per input set, uploaded once, and from then on only
+    // copied device-to-device into the working buffers before each run.
+    for (int set = 0; set < 2; ++set)
+    {
+        std::map<std::string, std::string> inputs = generate_case_inputs(wl, wc, seeds[static_cast<std::size_t>(set)]);
+        for (buffer_slot& b : c.buffers)
+        {
+            if (!b.is_input())
+                continue;
+            auto it = inputs.find(b.p->name);
+            if (it == inputs.end() || it->second.size() != b.bytes)
+                throw std::logic_error("input generator gave " +
+                                       std::string(it == inputs.end() ? "no" : std::to_string(it->second.size())) +
+                                       " bytes for buffer '" + b.p->name + "' of case '" + wc.name + "', expected " +
+                                       std::to_string(b.bytes));
+            auto& pristine = b.pristine[static_cast<std::size_t>(set)];
+            pristine = cuda::device_buffer(b.bytes);
+            pristine.upload(it->second.data(), b.bytes);
+            device_bytes_ += b.bytes;
+            std::string().swap(it->second);  // Free host memory early; performance cases are large.
+        }
+    }
+
+    c.guard_range_count = static_cast<int>(ranges.size());
+    c.guard_ranges = cuda::device_buffer(ranges.size() * sizeof(guard_range));
+    c.guard_ranges.upload(ranges.data(), ranges.size() * sizeof(guard_range));
+    device_bytes_ += c.guard_ranges.size();
+    c.args = std::make_unique<kernel_args>(wl.sig, wc, pointers);
+}
+
+void case_store::prepare(case_data& c, input_set set, CUstream s) const
+{
+    for (const buffer_slot& b : c.buffers)
+    {
+        b.working.fill_guards(s);
+        if (b.is_input())
+            b.working.copy_from(s, b.pristine[static_cast<std::size_t>(set)].ptr());
+        else
+            b.working.poison(s, b.p->type);
+    }
+}
+
+void case_store::restore_inout(case_data& c, CUstream s) const
+{
+    for (const buffer_slot& b : c.buffers)
+        if (b.is_input() && b.is_output())
+            b.working.copy_from(s, b.pristine[0].ptr());
+}
+
+void case_store::run_reference(case_data& c, loaded_kernel& ref, const candidate& ref_candidate)
+{
+    const CUstream s = device_.stream();
+    const std::string where = "case '" + c.name() + "'";
+    launch_dims dims;
+    try
+    {
+        dims = ref_candidate.plan_for(c.name()).evaluate(ref_candidate.launch_variables(*c.wc));
+    }
+    catch (const std::exception& e)
+    {
+        throw reference_error("the reference's launch plan fails for " + where + ": " + e.what());
+    }
+    if (std::string reason = prepare_launch(ref, dims, device_.limits()); !reason.empty())
+        throw reference_error("the reference cannot be launched for " + where + ": " + reason);
+
+    for (input_set set : {input_set::stated, input_set::hidden})
+    {
+        prepare(c, set, s);
+        const std::string what = "reference kernel, " + where + " (" + set_label(set) + ")";
+        try
+        {
+            CUresult rc = launch_kernel(ref, dims, c.args->data(), s);
+            if (rc != CUDA_SUCCESS)
+                throw reference_error(what + ": launch failed with " + cuda::error_name(rc) + " (grid " +
+                                      format_dims(dims.grid) + ", block " + format_dims(dims.block) + ", " +
+                                      std::to_string(dims.shared_bytes) + " dynamic shared bytes)");
+            wait_for_stream(s, launch_timeout_, what);
+        }
+        catch (const cuda::cuda_error& e)
+        {
+            if (e.is_sticky())
+                throw;
+            throw reference_error(what + ": " + e.name());
+        }
+        for (buffer_slot& b : c.buffers)
+            if (b.is_output())
+                copy_device(s, b.reference[static_cast<std::size_t>(set)].ptr(), b.working.payload(), b.bytes);
+    }
+
+    // Reference statistics, computed on the GPU: non-zero and non-finite counts of the stated
+    // outputs, and whether any output differs between the stated and hidden inputs.
+    check_area& ck = *checks_;
+    ck.clear(0, s);
+    for (std::size_t i = 0; i < c.buffers.size(); ++i)
+    {
+        const buffer_slot& b = c.buffers[i];
+        if (!b.is_output())
+            continue;
+        helpers_.reference_stats(s, b.p->type, b.reference[0].ptr(), static_cast<std::uint64_t>(b.count),
+                                 ck.compare(0, i));
+        helpers_.diff_bytes(s, b.reference[0].ptr(), b.reference[1].ptr(), b.bytes, ck.input_diff(0, i));
+    }
+    ck.fetch(0, s);
+    wait_for_stream(s, launch_timeout_, "reference statistics, " + where);
+
+    json::object elements, all_zero, nonfinite;
+    bool depends = false;
+    for (std::size_t i = 0; i < c.buffers.size(); ++i)
+    {
+        const buffer_slot& b = c.buffers[i];
+        elements[b.p->name] = b.count;
+        if (!b.is_output())
+            continue;
+        const compare_counters stats = ck.host_compare(0, i);
+        all_zero[b.p->name] = stats.unwritten == 0;  // word 0 holds the non-zero count here
+        nonfinite[b.p->name] = stats.nonfinite;
+        depends = depends || ck.host_input_diff(0, i) > 0;
+        if (stats.nonfinite > 0)
+            log_warn("reference output " + b.p->name + " of " + where + " has " + std::to_string(stats.nonfinite) +
+                     " non-finite elements");
+    }
+    c.summary = json::object{{"name", c.name()},
+                             {"role", std::string(to_string(c.wc->role))},
+                             {"elements", std::move(elements)},
+                             {"reference", json::object{{"all_zero", std::move(all_zero)},
+                                                        {"nonfinite", std::move(nonfinite)},
+                                                        {"depends_on_inputs", depends}}}};
+}
+
+case_data* case_store::find(std::string_view name)
+{
+    for (case_data& c : cases_)
+        if (c.name() == name)
+            return &c;
+    return nullptr;
+}
+
+json::object case_store::response() const
+{
+    json::array cases;
+    for (const case_data& c : cases_)
+        cases.push_back(c.summary);
+    return json::object{{"cases", std::move(cases)}, {"device_bytes", device_bytes_}};
+}
+
+}  // namespace warpsmith::worker

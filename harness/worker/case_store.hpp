@@ -1,0 +1,117 @@
+#pragma once
+
+// Everything a loaded workload keeps on the GPU (SPEC §1 "Persistent workers", §3 "Validate" 1-2):
+// per case, the pristine inputs for the stated seed and for the hidden seed, one set of guarded
+// working buffers (allocated once, reused by every run), the reference outputs for both input sets,
+// a snapshot buffer per output (a previous run's output, for the repeat and timed checks), and the
+// kernel argument block. The reference is compiled, run once per case per input set, and its
+// outputs stay resident. Destroying the store frees all of it (a second load_workload does).
+
+#include "harness/compile/nvrtc_compiler.hpp"
+#include "harness/cuda/handles.hpp"
+#include "harness/worker/check_area.hpp"
+#include "harness/worker/comparator_kernels.hpp"
+#include "harness/worker/device_buffers.hpp"
+#include "harness/worker/gpu_device.hpp"
+#include "harness/worker/kernel_launch.hpp"
+#include "harness/workload/candidate.hpp"
+#include "harness/workload/workload.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace warpsmith::worker {
+
+enum class input_set
+{
+    stated = 0,  ///< Generated from the case's stated seed (the inputs models may know about).
+    hidden = 1,  ///< From splitmix64_mix(hidden_seed ^ fnv1a64(case name)); never shown to models.
+};
+
+/// One buffer parameter of one case.
+struct buffer_slot
+{
+    std::size_t param_index = 0;  ///< Index in signature.params.
+    const param* p = nullptr;
+    std::int64_t count = 0;
+    std::size_t bytes = 0;
+    guarded_buffer working;
+    std::array<cuda::device_buffer, 2> pristine;   ///< in / inout buffers, per input_set.
+    std::array<cuda::device_buffer, 2> reference;  ///< out / inout buffers, per input_set.
+    cuda::device_buffer snapshot;                  ///< out / inout buffers.
+
+    bool is_input() const { return p->is_input(); }
+    bool is_output() const { return p->is_output(); }
+    bool is_pure_input() const { return p->is_input() && !p->is_output(); }
+};
+
+struct case_data
+{
+    const workload_case* wc = nullptr;
+    std::vector<buffer_slot> buffers;  ///< Buffer parameters in signature order.
+    std::unique_ptr<kernel_args> args;
+    cuda::device_buffer guard_ranges;  ///< guard_range table for the guard-check kernel.
+    int guard_range_count = 0;
+    boost::json::object summary;       ///< This case's entry of the load_workload response.
+    bool has_inout = false;
+
+    const std::string& name() const { return wc->name; }
+    bool is_performance() const { return wc->role == case_role::performance; }
+};
+
+/// The workload's reference could not be compiled, launched or run (ok:false reference_failed).
+class reference_error : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class case_store
+{
+public:
+    /// Generates, uploads and runs the reference for every case. Throws reference_error (reference
+    /// problems), user_error (bad workload data, e.g. an input file that does not match), kernel_hang
+    /// and cuda_error (a sticky error means the reference faulted).
+    case_store(gpu_device& device, const helper_kernels& helpers, const nvrtc_compiler& compiler, workload w,
+               std::uint64_t hidden_seed, std::chrono::milliseconds launch_timeout);
+    case_store(const case_store&) = delete;
+    case_store& operator=(const case_store&) = delete;
+
+    const workload& get_workload() const { return *workload_; }
+    std::vector<case_data>& cases() { return cases_; }
+    case_data* find(std::string_view name);
+    check_area& checks() { return *checks_; }
+    std::chrono::milliseconds launch_timeout() const { return launch_timeout_; }
+
+    /// Before a run: rewrites every guard, copies the pristine inputs of `set` into the working
+    /// in/inout buffers, and poisons the out buffers (asynchronous).
+    void prepare(case_data& c, input_set set, CUstream s) const;
+    /// Restores only inout buffers from the stated inputs (between timed launches: a kernel that
+    /// updates in place must see the same inputs every time).
+    void restore_inout(case_data& c, CUstream s) const;
+
+    /// The load_workload response fields: cases, device_bytes (load_ms is added by the caller).
+    boost::json::object response() const;
+    std::size_t device_bytes() const { return device_bytes_; }
+
+private:
+    void allocate_case(case_data& c, std::uint64_t hidden_seed);
+    void run_reference(case_data& c, loaded_kernel& ref, const candidate& ref_candidate);
+
+    gpu_device& device_;
+    const helper_kernels& helpers_;
+    std::unique_ptr<workload> workload_;  // Stable address: cases point into it.
+    std::vector<case_data> cases_;
+    std::unique_ptr<check_area> checks_;
+    std::chrono::milliseconds launch_timeout_;
+    std::size_t device_bytes_ = 0;
+};
+
+}  // namespace warpsmith::worker

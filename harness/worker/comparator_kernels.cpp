@@ -1,0 +1,474 @@
+#include "harness/worker/comparator_kernels.hpp"
+
+#include "harness/worker/device_buffers.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace warpsmith::worker {
+namespace {
+
+// The helpers are written without any #include so that they compile with NVRTC's built-in headers
+// alone. Half and bfloat16 are converted from their bits (cvt.f32.f16 / shift), not through
+// cuda_fp16.h.
+//
+// Element classification (classify): 1 "unwritten" when the output still holds the poison bits
+// and the reference does not (an integer reference that legitimately equals 0xA5.. is thus never
+// flagged); 0 when bit-identical; for floats 2 "nonfinite" when the reference is finite and the
+// output is not; where the reference itself is NaN/Inf the output must be NaN / the same infinity
+// (else 3); otherwise 3 "mismatch" when |got - ref| > atol + rtol*|ref|, computed in double.
+// Distinct integers whose doubles coincide (beyond 2^53) count an error of 1, never 0.
+const std::string k_source = R"CUDA(
+typedef unsigned long long u64;
+typedef unsigned int u32;
+typedef unsigned short u16;
+typedef unsigned char u8;
+
+__device__ __forceinline__ bool ws_finite(double x)
+{
+    return ((u64)__double_as_longlong(x) & 0x7FF0000000000000ull) != 0x7FF0000000000000ull;
+}
+
+struct t_f16 {
+    typedef u16 bits; enum { floating = 1 };
+    static __device__ __forceinline__ double value(u16 b)
+    { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(b)); return (double)f; }
+};
+struct t_bf16 {
+    typedef u16 bits; enum { floating = 1 };
+    static __device__ __forceinline__ double value(u16 b) { return (double)__uint_as_float(((u32)b) << 16); }
+};
+struct t_f32 {
+    typedef u32 bits; enum { floating = 1 };
+    static __device__ __forceinline__ double value(u32 b) { return (double)__uint_as_float(b); }
+};
+struct t_f64 {
+    typedef u64 bits; enum { floating = 1 };
+    static __device__ __forceinline__ double value(u64 b) { return __longlong_as_double((long long)b); }
+};
+struct t_i8  { typedef u8 bits;  enum { floating = 0 }; static __device__ __forceinline__ double value(u8 b)  { return (double)(signed char)b; } };
+struct t_u8  { typedef u8 bits;  enum { floating = 0 }; static __device__ __forceinline__ double value(u8 b)  { return (double)b; } };
+struct t_i16 { typedef u16 bits; enum { floating = 0 }; static __device__ __forceinline__ double value(u16 b) { return (double)(short)b; } };
+struct t_i32 { typedef u32 bits; enum { floating = 0 }; static __device__ __forceinline__ double value(u32 b) { return (double)(int)b; } };
+struct t_u32 { typedef u32 bits; enum { floating = 0 }; static __device__ __forceinline__ double value(u32 b) { return (double)b; } };
+struct t_i64 { typedef u64 bits; enum { floating = 0 }; static __device__ __forceinline__ double value(u64 b) { return (double)(long long)b; } };
+struct t_u64 { typedef u64 bits; enum { floating = 0 }; static __device__ __forceinline__ double value(u64 b) { return (double)b; } };
+
+template <class T>
+__device__ __forceinline__ int classify(typename T::bits g, typename T::bits r, typename T::bits poison,
+                                        double atol, double rtol, double& abs_err, double& rel_err)
+{
+    abs_err = 0.0;
+    rel_err = 0.0;
+    if (g == poison && r != poison)
+        return 1;
+    if (g == r)
+        return 0;
+    const double vg = T::value(g);
+    const double vr = T::value(r);
+    if (T::floating)
+    {
+        const bool g_finite = ws_finite(vg);
+        const bool r_finite = ws_finite(vr);
+        if (r_finite && !g_finite)
+            return 2;
+        if (!r_finite)
+        {
+            if (vr != vr)
+                return (vg != vg) ? 0 : 3;
+            return (vg == vr) ? 0 : 3;
+        }
+    }
+    double d = fabs(vg - vr);
+    if (!T::floating && d == 0.0)
+        d = 1.0;
+    const double mag = fabs(vr);
+    abs_err = d;
+    if (mag > 0.0)
+        rel_err = d / mag;
+    return (d <= atol + rtol * mag) ? 0 : 3;
+}
+
+__device__ __forceinline__ u64 warp_sum(u64 v)
+{
+    for (int offset = 16; offset > 0; offset >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+    return v;
+}
+
+__device__ __forceinline__ double warp_max(double v)
+{
+    for (int offset = 16; offset > 0; offset >>= 1)
+        v = fmax(v, __shfl_down_sync(0xffffffffu, v, offset));
+    return v;
+}
+
+template <class T>
+__device__ __forceinline__ void compare_impl(const void* got_v, const void* ref_v, u64 n, u64 poison,
+                                             double atol, double rtol, u64* counters)
+{
+    typedef typename T::bits B;
+    const B* got = (const B*)got_v;
+    const B* ref = (const B*)ref_v;
+    const B p = (B)poison;
+    u64 unwritten = 0, nonfinite = 0, mismatches = 0;
+    double max_abs = 0.0, max_rel = 0.0;
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    {
+        double a, r;
+        const int c = classify<T>(got[i], ref[i], p, atol, rtol, a, r);
+        unwritten += (c == 1);
+        nonfinite += (c == 2);
+        mismatches += (c == 3);
+        max_abs = fmax(max_abs, a);
+        max_rel = fmax(max_rel, r);
+    }
+    unwritten = warp_sum(unwritten);
+    nonfinite = warp_sum(nonfinite);
+    mismatches = warp_sum(mismatches);
+    max_abs = warp_max(max_abs);
+    max_rel = warp_max(max_rel);
+    if ((threadIdx.x & 31) == 0)
+    {
+        if (unwritten) atomicAdd(&counters[0], unwritten);
+        if (nonfinite) atomicAdd(&counters[1], nonfinite);
+        if (mismatches) atomicAdd(&counters[2], mismatches);
+        if (max_abs > 0.0) atomicMax(&counters[3], (u64)__double_as_longlong(max_abs));
+        if (max_rel > 0.0) atomicMax(&counters[4], (u64)__double_as_longlong(max_rel));
+    }
+}
+
+template <class T>
+__device__ __forceinline__ void first_bad_impl(const void* got_v, const void* ref_v, u64 n, u64 start,
+                                               u64 poison, double atol, double rtol, u64* out)
+{
+    typedef typename T::bits B;
+    const B* got = (const B*)got_v;
+    const B* ref = (const B*)ref_v;
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 i = start + (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    {
+        double a, r;
+        if (classify<T>(got[i], ref[i], (B)poison, atol, rtol, a, r) != 0)
+        {
+            atomicMin(out, i);
+            return;
+        }
+    }
+}
+
+template <class T>
+__device__ __forceinline__ void find_abs_impl(const void* got_v, const void* ref_v, u64 n, u64 poison,
+                                              u64 target_bits, u64* out)
+{
+    typedef typename T::bits B;
+    const B* got = (const B*)got_v;
+    const B* ref = (const B*)ref_v;
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    {
+        double a, r;
+        classify<T>(got[i], ref[i], (B)poison, 0.0, 0.0, a, r);
+        if ((u64)__double_as_longlong(a) == target_bits)
+        {
+            atomicMin(out, i);
+            return;
+        }
+    }
+}
+
+template <class T>
+__device__ __forceinline__ void ref_stats_impl(const void* v_v, u64 n, u64* out)
+{
+    typedef typename T::bits B;
+    const B* v = (const B*)v_v;
+    u64 nonzero = 0, nonfinite = 0;
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    {
+        const double x = T::value(v[i]);
+        nonzero += (x != 0.0);
+        nonfinite += (T::floating && !ws_finite(x));
+    }
+    nonzero = warp_sum(nonzero);
+    nonfinite = warp_sum(nonfinite);
+    if ((threadIdx.x & 31) == 0)
+    {
+        if (nonzero) atomicAdd(&out[0], nonzero);
+        if (nonfinite) atomicAdd(&out[1], nonfinite);
+    }
+}
+
+#define WS_DEFINE_DTYPE(sfx, T)                                                                         \
+    extern "C" __global__ void __launch_bounds__(256)                                                   \
+    ws_compare_##sfx(const void* got, const void* ref, u64 n, u64 poison, double atol, double rtol,     \
+                     u64* counters)                                                                     \
+    { compare_impl<T>(got, ref, n, poison, atol, rtol, counters); }                                     \
+    extern "C" __global__ void __launch_bounds__(256)                                                   \
+    ws_first_bad_##sfx(const void* got, const void* ref, u64 n, u64 start, u64 poison, double atol,     \
+                       double rtol, u64* out)                                                           \
+    { first_bad_impl<T>(got, ref, n, start, poison, atol, rtol, out); }                                 \
+    extern "C" __global__ void __launch_bounds__(256)                                                   \
+    ws_find_abs_##sfx(const void* got, const void* ref, u64 n, u64 poison, u64 target_bits, u64* out)   \
+    { find_abs_impl<T>(got, ref, n, poison, target_bits, out); }                                        \
+    extern "C" __global__ void __launch_bounds__(256)                                                   \
+    ws_ref_stats_##sfx(const void* v, u64 n, u64* out)                                                  \
+    { ref_stats_impl<T>(v, n, out); }
+
+WS_DEFINE_DTYPE(f16, t_f16)
+WS_DEFINE_DTYPE(bf16, t_bf16)
+WS_DEFINE_DTYPE(f32, t_f32)
+WS_DEFINE_DTYPE(f64, t_f64)
+WS_DEFINE_DTYPE(i8, t_i8)
+WS_DEFINE_DTYPE(u8, t_u8)
+WS_DEFINE_DTYPE(i16, t_i16)
+WS_DEFINE_DTYPE(i32, t_i32)
+WS_DEFINE_DTYPE(u32, t_u32)
+WS_DEFINE_DTYPE(i64, t_i64)
+WS_DEFINE_DTYPE(u64, t_u64)
+
+// Differing bytes of two 4-byte aligned regions of n bytes.
+extern "C" __global__ void __launch_bounds__(256) ws_diff_bytes(const u8* a, const u8* b, u64 n, u64* out)
+{
+    const u64 words = n >> 2;
+    const u32* wa = (const u32*)a;
+    const u32* wb = (const u32*)b;
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    const u64 tid = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    u64 local = 0;
+    for (u64 i = tid; i < words; i += stride)
+    {
+        const u32 x = wa[i] ^ wb[i];
+        if (x)
+            local += ((x & 0xFFu) != 0) + ((x & 0xFF00u) != 0) + ((x & 0xFF0000u) != 0) + ((x & 0xFF000000u) != 0);
+    }
+    for (u64 i = (words << 2) + tid; i < n; i += stride)
+        local += (a[i] != b[i]);
+    local = warp_sum(local);
+    if ((threadIdx.x & 31) == 0 && local)
+        atomicAdd(out, local);
+}
+
+struct ws_guard_range { u64 ptr; u64 bytes; u32 counter; u32 pad; };
+
+// One blockIdx.y per guard range; bytes that differ from the fill byte are counted per counter.
+extern "C" __global__ void __launch_bounds__(256)
+ws_check_guards(const ws_guard_range* ranges, u32 fill, u64* counters)
+{
+    const ws_guard_range r = ranges[blockIdx.y];
+    const u8* p = (const u8*)r.ptr;
+    u64 local = 0;
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < r.bytes; i += stride)
+        local += (p[i] != (u8)fill);
+    local = warp_sum(local);
+    if ((threadIdx.x & 31) == 0 && local)
+        atomicAdd(&counters[r.counter], local);
+}
+
+// Fills all of this block's dynamic shared memory with a seed-dependent pattern. Launched with the
+// device's opt-in maximum, one block fills (nearly) a whole SM; volatile keeps the stores, which
+// nothing in this kernel reads back.
+extern "C" __global__ void __launch_bounds__(1024) ws_scrub_shared(u32 seed)
+{
+    extern __shared__ u32 ws_smem[];
+    u32 bytes;
+    asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+    volatile u32* s = ws_smem;
+    const u32 words = bytes >> 2;
+    for (u32 i = threadIdx.x; i < words; i += blockDim.x)
+    {
+        u32 x = seed ^ (i * 0x9E3779B9u) ^ (blockIdx.x * 0x85EBCA6Bu);
+        x ^= x >> 16; x *= 0x7FEB352Du; x ^= x >> 15; x *= 0x846CA68Bu; x ^= x >> 16;
+        s[i] = x;
+    }
+}
+
+// FP32 rate: 16 independent FMA chains per thread (no dependent chain limits issue), 64 FMAs per
+// iteration; the sum is stored so nothing is dead code.
+extern "C" __global__ void __launch_bounds__(256) ws_fp32_fma(float* out, int iters, float a, float b)
+{
+    float x[16];
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+        x[j] = (float)(threadIdx.x + j) * 1.0e-3f;
+    for (int i = 0; i < iters; ++i)
+    {
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+        {
+#pragma unroll
+            for (int j = 0; j < 16; ++j)
+                x[j] = fmaf(x[j], a, b);
+        }
+    }
+    float s = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+        s += x[j];
+    out[(u64)blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+)CUDA";
+
+constexpr std::array<dtype, 11> k_dtypes{dtype::float16, dtype::bfloat16, dtype::float32, dtype::float64,
+                                         dtype::int8,    dtype::uint8,    dtype::int16,   dtype::int32,
+                                         dtype::uint32,  dtype::int64,    dtype::uint64};
+
+constexpr unsigned k_block = 256;
+constexpr int k_fma_per_iteration = 64;
+
+void launch(CUfunction f, unsigned grid_x, unsigned grid_y, unsigned block, unsigned shared, CUstream s,
+            void** args, const char* what)
+{
+    CUresult rc = cuda::driver().cuLaunchKernel(f, grid_x, grid_y, 1, block, 1, 1, shared, s, args, nullptr);
+    cuda::check(rc, what);
+}
+
+}  // namespace
+
+std::string_view dtype_suffix(dtype t)
+{
+    switch (t)
+    {
+    case dtype::float16: return "f16";
+    case dtype::bfloat16: return "bf16";
+    case dtype::float32: return "f32";
+    case dtype::float64: return "f64";
+    case dtype::int8: return "i8";
+    case dtype::uint8: return "u8";
+    case dtype::int16: return "i16";
+    case dtype::int32: return "i32";
+    case dtype::uint32: return "u32";
+    case dtype::int64: return "i64";
+    case dtype::uint64: return "u64";
+    }
+    return "u8";
+}
+
+const std::string& helper_kernels_source() { return k_source; }
+
+compile_request helper_kernels_request(const std::string& arch)
+{
+    compile_request r;
+    r.source = k_source;
+    r.entry = "ws_compare_f32";
+    r.arch = arch;
+    r.name = "warpsmith_helpers.cu";
+    return r;
+}
+
+std::vector<std::string> helper_kernel_entries()
+{
+    std::vector<std::string> names;
+    for (dtype t : k_dtypes)
+        for (const char* prefix : {"ws_compare_", "ws_first_bad_", "ws_find_abs_", "ws_ref_stats_"})
+            names.push_back(prefix + std::string(dtype_suffix(t)));
+    for (const char* name : {"ws_diff_bytes", "ws_check_guards", "ws_scrub_shared", "ws_fp32_fma"})
+        names.emplace_back(name);
+    return names;
+}
+
+helper_kernels::helper_kernels(const std::string& cubin, int sm_count, int max_shared_optin)
+    : module_(cuda::module::load(cubin)), sm_count_(std::max(1, sm_count)), scrub_shared_bytes_(max_shared_optin)
+{
+    for (dtype t : k_dtypes)
+    {
+        const auto i = static_cast<std::size_t>(t);
+        const std::string sfx(dtype_suffix(t));
+        compare_.at(i) = module_.function("ws_compare_" + sfx);
+        first_bad_.at(i) = module_.function("ws_first_bad_" + sfx);
+        find_abs_.at(i) = module_.function("ws_find_abs_" + sfx);
+        ref_stats_.at(i) = module_.function("ws_ref_stats_" + sfx);
+    }
+    diff_bytes_ = module_.function("ws_diff_bytes");
+    check_guards_ = module_.function("ws_check_guards");
+    scrub_ = module_.function("ws_scrub_shared");
+    fma_ = module_.function("ws_fp32_fma");
+    // The scrubber takes the whole opt-in shared memory of a block, which needs the attribute
+    // raised beyond the 48 KiB default first.
+    WARPSMITH_CU(cuFuncSetAttribute, scrub_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, scrub_shared_bytes_);
+}
+
+unsigned helper_kernels::grid_for(std::uint64_t n) const
+{
+    const std::uint64_t blocks = (n + k_block - 1) / k_block;
+    return static_cast<unsigned>(std::clamp<std::uint64_t>(blocks, 1, static_cast<std::uint64_t>(sm_count_) * 8));
+}
+
+void helper_kernels::compare(CUstream s, dtype t, CUdeviceptr got, CUdeviceptr ref, std::uint64_t n, double atol,
+                             double rtol, CUdeviceptr counters) const
+{
+    if (n == 0)
+        return;
+    std::uint64_t poison = poison_for(t).element_bits;
+    void* args[] = {&got, &ref, &n, &poison, &atol, &rtol, &counters};
+    launch(compare_.at(static_cast<std::size_t>(t)), grid_for(n), 1, k_block, 0, s, args, "cuLaunchKernel(ws_compare)");
+}
+
+void helper_kernels::first_bad(CUstream s, dtype t, CUdeviceptr got, CUdeviceptr ref, std::uint64_t n,
+                               std::uint64_t start, double atol, double rtol, CUdeviceptr out_index) const
+{
+    if (start >= n)
+        return;
+    std::uint64_t poison = poison_for(t).element_bits;
+    void* args[] = {&got, &ref, &n, &start, &poison, &atol, &rtol, &out_index};
+    launch(first_bad_.at(static_cast<std::size_t>(t)), grid_for(n - start), 1, k_block, 0, s, args,
+           "cuLaunchKernel(ws_first_bad)");
+}
+
+void helper_kernels::find_abs_error(CUstream s, dtype t, CUdeviceptr got, CUdeviceptr ref, std::uint64_t n,
+                                    std::uint64_t target_bits, CUdeviceptr out_index) const
+{
+    if (n == 0)
+        return;
+    std::uint64_t poison = poison_for(t).element_bits;
+    void* args[] = {&got, &ref, &n, &poison, &target_bits, &out_index};
+    launch(find_abs_.at(static_cast<std::size_t>(t)), grid_for(n), 1, k_block, 0, s, args,
+           "cuLaunchKernel(ws_find_abs)");
+}
+
+void helper_kernels::diff_bytes(CUstream s, CUdeviceptr a, CUdeviceptr b, std::uint64_t n, CUdeviceptr out_count) const
+{
+    if (n == 0)
+        return;
+    void* args[] = {&a, &b, &n, &out_count};
+    launch(diff_bytes_, grid_for(n / 4 + 1), 1, k_block, 0, s, args, "cuLaunchKernel(ws_diff_bytes)");
+}
+
+void helper_kernels::check_guards(CUstream s, CUdeviceptr ranges, int count, unsigned char fill,
+                                  CUdeviceptr counters) const
+{
+    if (count <= 0)
+        return;
+    unsigned fill_word = fill;
+    void* args[] = {&ranges, &fill_word, &counters};
+    launch(check_guards_, 4, static_cast<unsigned>(count), k_block, 0, s, args, "cuLaunchKernel(ws_check_guards)");
+}
+
+void helper_kernels::reference_stats(CUstream s, dtype t, CUdeviceptr v, std::uint64_t n, CUdeviceptr out) const
+{
+    if (n == 0)
+        return;
+    void* args[] = {&v, &n, &out};
+    launch(ref_stats_.at(static_cast<std::size_t>(t)), grid_for(n), 1, k_block, 0, s, args,
+           "cuLaunchKernel(ws_ref_stats)");
+}
+
+void helper_kernels::scrub_shared_memory(CUstream s, std::uint32_t seed) const
+{
+    void* args[] = {&seed};
+    launch(scrub_, static_cast<unsigned>(sm_count_) * 2, 1, 1024, static_cast<unsigned>(scrub_shared_bytes_), s,
+           args, "cuLaunchKernel(ws_scrub_shared)");
+}
+
+double helper_kernels::fp32_fma(CUstream s, int blocks, int iters, CUdeviceptr out) const
+{
+    float a = 0.999999f;
+    float b = 1.0e-6f;
+    void* args[] = {&out, &iters, &a, &b};
+    launch(fma_, static_cast<unsigned>(blocks), 1, k_block, 0, s, args, "cuLaunchKernel(ws_fp32_fma)");
+    return 2.0 * k_fma_per_iteration * static_cast<double>(iters) * blocks * k_block;
+}
+
+}  // namespace warpsmith::worker

@@ -1,0 +1,299 @@
+#include "harness/worker/evaluator.hpp"
+
+#include "harness/core/error.hpp"
+#include "harness/core/log.hpp"
+#include "harness/timing/timing_stats.hpp"
+#include "harness/worker/candidate_loader.hpp"
+#include "harness/worker/protocol.hpp"
+#include "harness/worker/validator.hpp"
+#include "harness/worker/watchdog.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+
+namespace warpsmith::worker {
+
+namespace json = boost::json;
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+double ms_since(clock::time_point t0) { return std::chrono::duration<double, std::milli>(clock::now() - t0).count(); }
+
+json::value optional_mhz(const std::optional<int>& v) { return v ? json::value(*v) : json::value(nullptr); }
+
+/// The per-case entry of the result while it is being filled.
+struct case_entry
+{
+    case_data* data = nullptr;
+    launch_dims dims;
+    bool launchable = false;
+    std::vector<run_report> runs;
+    std::optional<case_timing> timing;
+    float kernel_ms = 0;
+    bool repeat_reached = false;
+
+    json::object to_json() const
+    {
+        json::array runs_json;
+        bool passed = !runs.empty();
+        bool guards = true, inputs = true, repeat_agrees = true;
+        for (const run_report& r : runs)
+        {
+            runs_json.push_back(r.to_json());
+            passed = passed && r.passed;
+            guards = guards && r.guards_intact;
+            inputs = inputs && r.inputs_intact;
+            if (r.kind == run_kind::repeat)
+                repeat_agrees = r.agrees_with_first;
+        }
+        if (timing)
+            for (const run_report& r : timing->timed_runs)
+            {
+                runs_json.push_back(r.to_json());
+                passed = passed && r.passed;
+                guards = guards && r.guards_intact;
+                inputs = inputs && r.inputs_intact;
+            }
+        json::object validation{{"passed", passed},
+                                {"runs", std::move(runs_json)},
+                                {"guards_intact", guards},
+                                {"inputs_intact", inputs},
+                                {"repeat_agrees", repeat_reached ? json::value(repeat_agrees) : json::value(nullptr)}};
+        json::object o{{"name", data->name()},
+                       {"role", std::string(to_string(data->wc->role))},
+                       {"launch", launchable ? to_json_dims() : json::value(nullptr)},
+                       {"validation", std::move(validation)},
+                       {"timing", timing ? json::value(timing->to_json()) : json::value(nullptr)}};
+        return o;
+    }
+
+    json::value to_json_dims() const { return warpsmith::to_json(dims); }
+};
+
+}  // namespace
+
+timing_options parse_timing(const json::object* timing, const std::string& where)
+{
+    timing_options o;
+    if (!timing)
+        return o;
+    field_reader r(*timing, where);
+    const std::string prefix = "timing.";
+    if (auto v = r.optional_int("warmup", 0, 100'000))
+        o.warmup = static_cast<int>(*v);
+    if (auto v = r.optional_int("iterations", 1, 100'000))
+        o.iterations = static_cast<int>(*v);
+    if (auto v = r.optional_string("mode"))
+    {
+        if (*v == "cold")
+            o.mode = timing_mode::cold;
+        else if (*v == "hot")
+            o.mode = timing_mode::hot;
+        else
+            bad_request(where + ": 'timing.mode' must be \"cold\" or \"hot\", not \"" + *v + "\"");
+    }
+    if (auto v = r.optional_number("target_rel_noise", 0.0))
+        o.target_rel_noise = *v;
+    return o;
+}
+
+evaluation evaluate(gpu_session& session, const json::object& request)
+{
+    const auto t_start = clock::now();
+    field_reader r(request, "evaluate");
+    const std::string name = r.optional_string("name").value_or("candidate");
+    const json::object& candidate_json = r.require_object("candidate");
+    const timing_options timing = parse_timing(r.optional_object("timing"), "evaluate");
+    const bool validate_only = r.optional_bool("validate_only").value_or(false);
+    const std::vector<std::string> wanted = r.optional_strings("cases");
+
+    case_store& store = session.store();
+    const workload& wl = store.get_workload();
+    std::vector<case_entry> entries;
+    for (const std::string& case_name : wanted)
+        if (!store.find(case_name))
+            bad_request("evaluate: 'cases' names '" + case_name + "', which is not a case of workload '" + wl.name + "'");
+    for (case_data& c : store.cases())
+        if (wanted.empty() || std::find(wanted.begin(), wanted.end(), c.name()) != wanted.end())
+            entries.emplace_back().data = &c;
+
+    gpu_device& device = session.device();
+    json::object environment = session.environment();
+    json::object phases;
+    evaluation out;
+    std::optional<failure> fail;
+    std::optional<cuda::clock_reading> clocks_start, clocks_end;
+    std::string stage = "preparing the candidate";
+    std::string stage_case;
+
+    prepared_candidate prepared =
+        prepare_candidate(candidate_json, "evaluate: 'candidate'", session.compiler(), device.arch());
+    phases["compile_ms"] = prepared.compile_ms;
+    phases["load_ms"] = prepared.load_ms;
+    if (prepared.fail)
+        fail = prepared.fail;
+    else if (std::string problem = prepared.cand.validate(wl); !problem.empty())
+        fail = failure{failure_kind::bad_launch, "", "the launch plan is not usable: " + problem};
+
+    double validate_ms = 0, time_ms = 0;
+    try
+    {
+        // Validation, every selected case, before any timing.
+        const auto t_validate = clock::now();
+        for (case_entry& e : entries)
+        {
+            if (fail)
+                break;
+            case_data& c = *e.data;
+            stage_case = c.name();
+            stage = "case " + c.name() + ": launch plan";
+            try
+            {
+                e.dims = prepared.cand.plan_for(c.name()).evaluate(prepared.cand.launch_variables(*c.wc));
+            }
+            catch (const std::exception& ex)
+            {
+                fail = failure{failure_kind::bad_launch, c.name(), "case " + c.name() + ": " + ex.what()};
+                break;
+            }
+            if (std::string reason = prepare_launch(*prepared.kernel, e.dims, device.limits()); !reason.empty())
+            {
+                fail = failure{failure_kind::bad_launch, c.name(), "case " + c.name() + ": " + reason};
+                break;
+            }
+            e.launchable = true;
+            validator v(device, session.helpers(), store);
+            for (run_kind kind : {run_kind::stated, run_kind::hidden, run_kind::repeat})
+            {
+                stage = "case " + c.name() + " (" + std::string(to_string(kind)) + " run)";
+                if (kind == run_kind::repeat)
+                    e.repeat_reached = true;
+                run_report report = v.run(c, *prepared.kernel, e.dims, kind, session.next_scrub_seed());
+                e.kernel_ms = std::max(e.kernel_ms, report.kernel_ms);
+                const bool passed = report.passed;
+                if (!passed)
+                    fail = report.fail;
+                e.runs.push_back(std::move(report));
+                if (!passed)
+                    break;
+                // The stated run's output is what the repeat run must reproduce.
+                if (kind == run_kind::stated)
+                    v.snapshot_outputs(c);
+            }
+        }
+        validate_ms = ms_since(t_validate);
+
+        // Timing: performance cases of a candidate that passed everywhere.
+        if (!fail && !validate_only)
+        {
+            const auto t_time = clock::now();
+            clocks_start = device.clocks();
+            validator v(device, session.helpers(), store);
+            timer t(device, session.helpers(), store, v, session.events(), session.scrubber());
+            for (case_entry& e : entries)
+            {
+                if (!e.data->is_performance())
+                    continue;
+                stage_case = e.data->name();
+                stage = "case " + e.data->name() + " (timing)";
+                e.timing = t.time_case(*e.data, *prepared.kernel, e.dims, timing, e.kernel_ms);
+                if (e.timing->fail)
+                {
+                    fail = e.timing->fail;
+                    break;
+                }
+            }
+            clocks_end = device.clocks();
+            time_ms = ms_since(t_time);
+        }
+    }
+    catch (const kernel_hang& ex)
+    {
+        fail = failure{failure_kind::hang, stage_case,
+                       stage + ": the kernel did not finish within launch_timeout_ms = " +
+                           std::to_string(store.launch_timeout().count()) + " ms; the worker restarts"};
+        log_warn(ex.what());
+        out.restart = true;
+    }
+    catch (const cuda::cuda_error& ex)
+    {
+        if (ex.is_sticky())
+        {
+            const std::string description = cuda::error_description(ex.result());
+            fail = failure{failure_kind::fault, stage_case,
+                           stage + ": " + ex.name() + (description.empty() ? "" : " (" + description + ")") +
+                               "; the CUDA context is lost and the worker restarts"};
+            out.restart = true;
+        }
+        else
+        {
+            fail = failure{failure_kind::launch_failed, stage_case, stage + ": " + ex.what()};
+        }
+    }
+    phases["validate_ms"] = validate_ms;
+    phases["time_ms"] = time_ms;
+    // Where the time went, for bench/harness_overhead: the kernel's own GPU time (event-timed
+    // validation and measured launches, plus warm-up and wall-check launches counted at the
+    // median) and the cold-mode L2 scrubs. eval_ms minus these is the harness's overhead.
+    if (!out.restart)
+    {
+        double kernel_ms = 0;
+        int scrubs = 0;
+        for (const case_entry& e : entries)
+        {
+            for (const run_report& r : e.runs)
+                kernel_ms += r.kernel_ms;
+            if (e.timing && e.timing->stats.samples > 0)
+            {
+                kernel_ms += e.timing->gpu_ms + e.timing->untimed_launches * e.timing->stats.median_us / 1000.0;
+                scrubs += e.timing->l2_scrubs;
+            }
+        }
+        phases["kernel_gpu_ms"] = kernel_ms;
+        phases["l2_scrub_ms"] = scrubs > 0 ? scrubs * session.scrubber().scrub_ms(device.stream(), store.launch_timeout())
+                                           : 0.0;
+    }
+
+    // Score: geometric mean of the per-case medians over the timed performance cases.
+    json::value score = nullptr;
+    if (!fail && !validate_only)
+    {
+        std::vector<double> medians;
+        for (const case_entry& e : entries)
+            if (e.timing && e.timing->stats.samples > 0)
+                medians.push_back(e.timing->stats.median_us);
+        if (!medians.empty())
+            score = geometric_mean(medians);
+    }
+
+    json::array cases;
+    for (const case_entry& e : entries)
+        if (!e.runs.empty() || e.launchable || (fail && fail->case_name == e.data->name()))
+            cases.push_back(e.to_json());
+    const cuda::clock_reading none;
+    const cuda::clock_reading& cs = clocks_start ? *clocks_start : none;
+    const cuda::clock_reading& ce = clocks_end ? *clocks_end : none;
+    environment["clocks"] = json::object{{"sm_mhz_start", optional_mhz(cs.sm_mhz)},
+                                         {"sm_mhz_end", optional_mhz(ce.sm_mhz)},
+                                         {"mem_mhz_start", optional_mhz(cs.mem_mhz)},
+                                         {"mem_mhz_end", optional_mhz(ce.mem_mhz)}};
+    if (fail)
+        log_info("evaluate " + name + ": invalid (" + fail->kind + ")");
+    else
+        log_info("evaluate " + name + ": valid");
+
+    out.result = json::object{{"status", fail ? "invalid" : "valid"},
+                              {"failure", fail ? json::value(fail->to_json()) : json::value(nullptr)},
+                              {"cases", std::move(cases)},
+                              {"score_us", score},
+                              {"environment", std::move(environment)},
+                              {"eval_ms", ms_since(t_start)},
+                              {"phases_ms", std::move(phases)}};
+    return out;
+}
+
+}  // namespace warpsmith::worker

@@ -1,0 +1,300 @@
+#include "harness/worker/timer.hpp"
+
+#include "harness/worker/protocol.hpp"
+#include "harness/worker/watchdog.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace warpsmith::worker {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr int k_max_chunk = 128;          // Never queue more than this before waiting.
+constexpr int k_wall_launches = 5;        // Launches in the wall-clock cross-check.
+constexpr double k_wall_factor = 1.5;     // Wall may exceed the event median by this factor ...
+constexpr double k_wall_slack_us = 50.0;  // ... plus this (launch and synchronisation latency).
+
+double median_of(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string format_us(double us)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", us);
+    return text;
+}
+
+}  // namespace
+
+std::string_view to_string(timing_mode m) { return m == timing_mode::cold ? "cold" : "hot"; }
+
+// ---- event_pool, l2_scrubber --------------------------------------------------------------------
+
+void event_pool::reserve(std::size_t n)
+{
+    while (pairs_.size() < n)
+        pairs_.emplace_back(cuda::event(), cuda::event());
+}
+
+double event_pool::elapsed_us(std::size_t i) const
+{
+    return 1000.0 * static_cast<double>(cuda::event::elapsed_ms(start(i), stop(i)));
+}
+
+void l2_scrubber::allocate()
+{
+    if (buffer_.size() == 0)
+        buffer_ = cuda::device_buffer(std::max<std::size_t>(2 * l2_bytes_, 1 << 20) / 4 * 4);
+}
+
+void l2_scrubber::scrub(CUstream s)
+{
+    allocate();
+    // A different value each time, so no layer could ever treat the memset as redundant.
+    WARPSMITH_CU(cuMemsetD32Async, buffer_.ptr(), ++counter_, buffer_.size() / 4, s);
+}
+
+double l2_scrubber::scrub_ms(CUstream s, std::chrono::milliseconds timeout)
+{
+    if (!scrub_ms_)
+    {
+        allocate();
+        cuda::event start, stop;
+        scrub(s);  // First touch outside the measurement.
+        start.record(s);
+        scrub(s);
+        stop.record(s);
+        wait_for_stream(s, timeout, "L2 scrub");
+        scrub_ms_ = cuda::event::elapsed_ms(start, stop);
+    }
+    return *scrub_ms_;
+}
+
+int chunk_size(double per_launch_ms, std::chrono::milliseconds timeout)
+{
+    const double budget_ms = static_cast<double>(timeout.count()) / 4.0;
+    const double n = std::floor(budget_ms / std::max(per_launch_ms, 1e-3));
+    return static_cast<int>(std::clamp(n, 1.0, static_cast<double>(k_max_chunk)));
+}
+
+// ---- case_timing --------------------------------------------------------------------------------
+
+json::object case_timing::to_json() const
+{
+    json::object o;
+    if (stats.samples > 0)
+        o = stats.to_json().as_object();
+    o["warmup"] = warmup;
+    o["mode"] = to_string(mode);
+    o["wall_us_per_launch"] = wall_us_per_launch > 0 ? json_number(wall_us_per_launch) : json::value(nullptr);
+    o["suspect"] = suspect;
+    o["timed_output_valid"] = timed_output_valid;
+    return o;
+}
+
+// ---- timer --------------------------------------------------------------------------------------
+
+timer::timer(gpu_device& device, const helper_kernels& helpers, case_store& store, validator& v, event_pool& events,
+             l2_scrubber& scrubber)
+    : device_(device),
+      helpers_(helpers),
+      store_(store),
+      validator_(v),
+      events_(events),
+      scrubber_(scrubber),
+      rng_(std::random_device{}())
+{
+}
+
+CUresult timer::queue_launch(case_data& c, loaded_kernel& k, const launch_dims& d, timing_mode mode,
+                             std::optional<std::size_t> event_pair)
+{
+    const CUstream s = device_.stream();
+    // Restore first, then scrub: the restore's copy would otherwise leave the inout data in L2.
+    if (c.has_inout)
+        store_.restore_inout(c, s);
+    if (mode == timing_mode::cold)
+        scrubber_.scrub(s);
+    if (event_pair)
+        events_.start(*event_pair).record(s);
+    CUresult rc = launch_kernel(k, d, c.args->data(), s);
+    if (rc == CUDA_SUCCESS && event_pair)
+        events_.stop(*event_pair).record(s);
+    return rc;
+}
+
+case_timing timer::time_case(case_data& c, loaded_kernel& k, const launch_dims& d, const timing_options& options,
+                             double kernel_ms)
+{
+    const CUstream s = device_.stream();
+    const auto timeout = store_.launch_timeout();
+    const std::string where = "case " + c.name() + " (timing)";
+    case_timing t;
+    t.warmup = options.warmup;
+    t.mode = options.mode;
+
+    const double scrub_ms = options.mode == timing_mode::cold ? scrubber_.scrub_ms(s, timeout) : 0.0;
+    const double per_launch_ms = std::max(kernel_ms, 0.001) + scrub_ms + 0.005;
+    const int chunk = chunk_size(per_launch_ms, timeout);
+    const auto n = static_cast<std::size_t>(options.iterations);
+    events_.reserve(n);
+
+    const auto launch_failure = [&](CUresult rc) {
+        t.fail = failure{failure_kind::launch_failed, c.name(),
+                         where + ": launch failed with " + cuda::error_name(rc) +
+                             " during timing (it had launched fine during validation)"};
+        wait_for_stream(s, timeout, where);
+        return t;
+    };
+
+    // Warm-up: the same sequence as the measured launches, without events.
+    store_.prepare(c, input_set::stated, s);
+    for (int w = 0, queued = 0; w < options.warmup; ++w)
+    {
+        if (CUresult rc = queue_launch(c, k, d, options.mode, std::nullopt); rc != CUDA_SUCCESS)
+            return launch_failure(rc);
+        if (++queued == chunk)
+        {
+            wait_for_stream(s, timeout, where + ", warm-up");
+            queued = 0;
+        }
+    }
+    wait_for_stream(s, timeout, where + ", warm-up");
+
+    // The random re-validated launch is drawn from the launches certain to happen: with adaptive
+    // stopping, the first 20 (noise_below never stops before 20 samples).
+    std::optional<std::size_t> random_index;
+    const std::size_t horizon = options.target_rel_noise > 0 ? std::min<std::size_t>(n, 20) : n;
+    if (horizon >= 2)
+        random_index = std::uniform_int_distribution<std::size_t>(0, horizon - 2)(rng_);
+
+    check_area& ck = store_.checks();
+    constexpr int random_slot = 1;
+    constexpr int last_slot = 2;
+    bool random_done = false;
+    bool stop = false;
+    bool done = false;
+    std::vector<double> samples;
+    samples.reserve(n);
+    std::size_t i = 0;
+    while (!done)
+    {
+        const std::size_t chunk_start = i;
+        while (!done && i - chunk_start < static_cast<std::size_t>(chunk))
+        {
+            const bool last = i + 1 == n || stop;
+            const bool checked = last || (random_index && i == *random_index);
+            if (checked)
+                store_.prepare(c, input_set::stated, s);  // fresh poison, inputs and guards
+            if (CUresult rc = queue_launch(c, k, d, options.mode, i); rc != CUDA_SUCCESS)
+                return launch_failure(rc);
+            if (checked && !last)
+            {
+                ck.clear(random_slot, s);
+                validator_.enqueue_checks(c, random_slot, output_source::working, expected_source::reference_stated,
+                                          true);
+                // Later launches overwrite the outputs; keep a copy in case the failure needs details.
+                validator_.snapshot_outputs(c);
+                random_done = true;
+            }
+            if (last)
+            {
+                ck.clear(last_slot, s);
+                validator_.enqueue_checks(c, last_slot, output_source::working, expected_source::reference_stated,
+                                          true);
+                done = true;
+            }
+            ++i;
+        }
+        wait_for_stream(s, timeout, where);
+        for (std::size_t j = chunk_start; j < i; ++j)
+            samples.push_back(events_.elapsed_us(j));
+        if (!done && options.target_rel_noise > 0 && noise_below(samples, options.target_rel_noise))
+            stop = true;
+    }
+
+    if (random_done)
+        ck.fetch(random_slot, s);
+    ck.fetch(last_slot, s);
+    wait_for_stream(s, timeout, where + ", checks");
+    const std::string total = std::to_string(samples.size());
+    if (random_done)
+        t.timed_runs.push_back(validator_.finish_checks(c, random_slot, output_source::snapshot,
+                                                        expected_source::reference_stated, run_kind::timed,
+                                                        "timed launch " + std::to_string(*random_index + 1) + " of " +
+                                                            total));
+    t.timed_runs.push_back(validator_.finish_checks(c, last_slot, output_source::working,
+                                                    expected_source::reference_stated, run_kind::timed,
+                                                    "timed launch " + total + " of " + total));
+    for (const run_report& r : t.timed_runs)
+    {
+        if (!r.passed)
+        {
+            t.timed_output_valid = false;
+            if (!t.fail)
+                t.fail = r.fail;
+        }
+    }
+
+    t.stats = timing_stats::from_samples(samples);
+    for (double us : samples)
+        t.gpu_ms += us / 1000.0;
+    t.untimed_launches = options.warmup;
+    t.l2_scrubs = options.mode == timing_mode::cold ? options.warmup + static_cast<int>(samples.size()) : 0;
+
+    if (!t.fail)
+    {
+        t.wall_us_per_launch = wall_check(c, k, d, options.mode);
+        t.untimed_launches += k_wall_launches;
+        t.l2_scrubs += options.mode == timing_mode::cold ? k_wall_launches : 0;
+        const double limit = k_wall_factor * t.stats.median_us + k_wall_slack_us;
+        if (t.wall_us_per_launch > limit)
+        {
+            t.suspect = true;
+            t.fail = failure{failure_kind::timing_inconsistent, c.name(),
+                             "case " + c.name() + ": the host measures " + format_us(t.wall_us_per_launch) +
+                                 " us per launch (with cuCtxSynchronize) but the events only " +
+                                 format_us(t.stats.median_us) + " us (limit 1.5 x events + 50 us): the events "
+                                 "cannot account for the kernel's work (work outside the launch's stream?)"};
+        }
+    }
+    return t;
+}
+
+double timer::wall_check(case_data& c, loaded_kernel& k, const launch_dims& d, timing_mode mode)
+{
+    const CUstream s = device_.stream();
+    const auto timeout = store_.launch_timeout();
+    const std::string where = "case " + c.name() + " (wall-clock check)";
+    std::vector<double> walls;
+    for (int r = 0; r < k_wall_launches; ++r)
+    {
+        if (c.has_inout)
+            store_.restore_inout(c, s);
+        if (mode == timing_mode::cold)
+            scrubber_.scrub(s);
+        wait_for_stream(s, timeout, where);
+        const auto t0 = std::chrono::steady_clock::now();
+        CUresult rc = launch_kernel(k, d, c.args->data(), s);
+        if (rc != CUDA_SUCCESS)
+            throw cuda::cuda_error(rc, "cuLaunchKernel");
+        wait_for_stream(s, timeout, where);
+        // The stream is done; the context may not be (work pushed to other streams or child grids).
+        WARPSMITH_CU(cuCtxSynchronize);
+        const auto t1 = std::chrono::steady_clock::now();
+        walls.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    }
+    return median_of(std::move(walls));
+}
+
+}  // namespace warpsmith::worker

@@ -1,0 +1,136 @@
+#pragma once
+
+// Timing a validated candidate on a performance case (SPEC §3 "Time").
+//
+// Each measured launch is bracketed by its own pair of events on the worker's stream. Cold mode
+// scrubs the L2 before each measured launch with a memset over twice the L2 size, outside the
+// events; inout buffers are restored before every launch, also outside the events, so every launch
+// computes the same thing. Launches are queued in chunks sized so that a chunk takes well under
+// launch_timeout_ms at the speed measured during validation, and each chunk is waited on under the
+// watchdog; a kernel that starts hanging only when timed is still caught.
+//
+// Before the last measured launch and before one randomly chosen earlier one, the outputs are
+// poisoned and the inputs restored (outside the events); those launches are validated against the
+// reference like any run (timed_output_mismatch otherwise). A kernel that counts its launches, or
+// detects timing by any other means, cannot know which launches are checked.
+//
+// A host wall-clock cross-check follows: a few launches each followed by cuCtxSynchronize (which
+// also waits for work the kernel may have pushed elsewhere in the context). When the median wall
+// time per launch exceeds 1.5 x the event median + 50 us, the events cannot account for the work
+// and the candidate fails with timing_inconsistent.
+
+#include "harness/cuda/handles.hpp"
+#include "harness/timing/timing_stats.hpp"
+#include "harness/worker/case_store.hpp"
+#include "harness/worker/validator.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace warpsmith::worker {
+
+enum class timing_mode
+{
+    cold,  ///< L2 scrubbed before each measured launch.
+    hot,   ///< Back-to-back launches.
+};
+
+std::string_view to_string(timing_mode m);
+
+struct timing_options
+{
+    int warmup = 10;
+    int iterations = 100;
+    timing_mode mode = timing_mode::cold;
+    double target_rel_noise = 0;  ///< > 0: stop once timing::noise_below says so (>= 20 samples).
+};
+
+/// Event pairs reused across evaluations (creating events costs more than recording them).
+class event_pool
+{
+public:
+    /// Makes sure at least n pairs exist.
+    void reserve(std::size_t n);
+    const cuda::event& start(std::size_t i) const { return pairs_.at(i).first; }
+    const cuda::event& stop(std::size_t i) const { return pairs_.at(i).second; }
+    /// Microseconds between the events of pair i (both completed).
+    double elapsed_us(std::size_t i) const;
+
+private:
+    std::vector<std::pair<cuda::event, cuda::event>> pairs_;
+};
+
+/// The cold-mode L2 scrub: a memset over a buffer of twice the L2 size, allocated on first use.
+class l2_scrubber
+{
+public:
+    explicit l2_scrubber(std::size_t l2_bytes) : l2_bytes_(l2_bytes) {}
+    /// Queues the scrub on s.
+    void scrub(CUstream s);
+    /// Device time of one scrub in ms (measured once, on first use).
+    double scrub_ms(CUstream s, std::chrono::milliseconds timeout);
+    std::size_t device_bytes() const { return buffer_.size(); }
+
+private:
+    void allocate();
+
+    std::size_t l2_bytes_;
+    cuda::device_buffer buffer_;
+    std::optional<double> scrub_ms_;
+    std::uint32_t counter_ = 0;
+};
+
+/// How many launches to queue before waiting: enough to keep the GPU busy, few enough that one
+/// chunk needs at most a quarter of the launch timeout at the estimated time per launch.
+int chunk_size(double per_launch_ms, std::chrono::milliseconds timeout);
+
+struct case_timing
+{
+    timing_stats stats;
+    int warmup = 0;
+    timing_mode mode = timing_mode::cold;
+    double wall_us_per_launch = 0;
+    bool suspect = false;
+    bool timed_output_valid = true;
+    std::vector<run_report> timed_runs;  ///< The re-validated timed launches.
+    std::optional<failure> fail;         ///< timed_output_mismatch, timing_inconsistent, launch_failed.
+    double gpu_ms = 0;                   ///< Sum of the measured launches' event times.
+    int untimed_launches = 0;            ///< Warm-up and wall-check launches (no events).
+    int l2_scrubs = 0;                   ///< Cold-mode scrubs queued for this case.
+
+    /// The protocol's "timing" object.
+    boost::json::object to_json() const;
+};
+
+class timer
+{
+public:
+    timer(gpu_device& device, const helper_kernels& helpers, case_store& store, validator& v, event_pool& events,
+          l2_scrubber& scrubber);
+
+    /// Times one performance case. kernel_ms estimates one launch (from validation), to size chunks.
+    case_timing time_case(case_data& c, loaded_kernel& k, const launch_dims& d, const timing_options& options,
+                          double kernel_ms);
+
+private:
+    /// Queues one launch (restoring inout first, scrubbing L2 in cold mode); returns the launch result.
+    CUresult queue_launch(case_data& c, loaded_kernel& k, const launch_dims& d, timing_mode mode,
+                          std::optional<std::size_t> event_pair);
+    double wall_check(case_data& c, loaded_kernel& k, const launch_dims& d, timing_mode mode);
+
+    gpu_device& device_;
+    const helper_kernels& helpers_;
+    case_store& store_;
+    validator& validator_;
+    event_pool& events_;
+    l2_scrubber& scrubber_;
+    std::mt19937_64 rng_;
+};
+
+}  // namespace warpsmith::worker

@@ -1,0 +1,156 @@
+#pragma once
+
+// Validation of a candidate on one case (SPEC §3 "Validate", docs/worker-protocol.md "Validation
+// order"): each run copies the pristine inputs into the working buffers, poisons the outputs,
+// rewrites the guards, scrubs shared memory, launches, waits under the watchdog, and then queues
+// every check on the GPU: guards, inputs unchanged, every output against the reference (or against
+// a previous run). One copy brings the counters back; only on failure do extra searches find the
+// first mismatching indices and the worst element, so a passing run costs one round trip.
+
+#include "harness/worker/case_store.hpp"
+#include "harness/worker/comparator_kernels.hpp"
+#include "harness/worker/gpu_device.hpp"
+#include "harness/worker/kernel_launch.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace warpsmith::worker {
+
+/// Stable failure kinds (docs/worker-protocol.md); the engine and tests key on these strings.
+namespace failure_kind {
+inline constexpr const char* compile_error = "compile_error";
+inline constexpr const char* entry_not_found = "entry_not_found";
+inline constexpr const char* bad_launch = "bad_launch";
+inline constexpr const char* launch_failed = "launch_failed";
+inline constexpr const char* unwritten = "unwritten";
+inline constexpr const char* mismatch = "mismatch";
+inline constexpr const char* nonfinite = "nonfinite";
+inline constexpr const char* out_of_bounds_write = "out_of_bounds_write";
+inline constexpr const char* input_mutated = "input_mutated";
+inline constexpr const char* nondeterministic = "nondeterministic";
+inline constexpr const char* timed_output_mismatch = "timed_output_mismatch";
+inline constexpr const char* timing_inconsistent = "timing_inconsistent";
+inline constexpr const char* fault = "fault";
+inline constexpr const char* hang = "hang";
+}  // namespace failure_kind
+
+struct failure
+{
+    std::string kind;
+    std::string case_name;  ///< Empty when the failure is not about one case (compile_error).
+    std::string message;    ///< One compact paragraph for the model and the user.
+
+    boost::json::object to_json() const;
+};
+
+enum class run_kind
+{
+    stated,  ///< Stated inputs, fresh poison.
+    hidden,  ///< Hidden-seed inputs.
+    repeat,  ///< Stated inputs again; must also agree with the stated run.
+    timed,   ///< A timed launch, re-validated.
+};
+
+std::string_view to_string(run_kind k);
+
+/// One element as read back from the device.
+struct element_value
+{
+    dtype type = dtype::float32;
+    std::uint64_t bits = 0;
+
+    bool is_poison() const;
+    /// JSON number; "unwritten" for the poison pattern, "NaN" / "Inf" / "-Inf" for non-finite
+    /// floats (JSON has no such numbers).
+    boost::json::value to_json() const;
+    /// "0.51", "NaN", "unwritten".
+    std::string to_text() const;
+};
+
+struct element_mismatch
+{
+    std::string buffer;
+    std::uint64_t index = 0;
+    element_value got;
+    element_value expected;
+
+    boost::json::object to_json() const;
+};
+
+/// The outcome of one validation run (one entry of "runs").
+struct run_report
+{
+    run_kind kind = run_kind::stated;
+    bool passed = true;
+    std::uint64_t elements = 0;    ///< Output elements compared (all outputs).
+    std::uint64_t mismatches = 0;
+    std::uint64_t unwritten = 0;
+    std::uint64_t nonfinite = 0;
+    double max_abs_error = 0;
+    double max_rel_error = 0;
+    std::vector<element_mismatch> first_mismatches;
+    bool guards_intact = true;
+    bool inputs_intact = true;
+    bool agrees_with_first = true;  ///< repeat runs only.
+    float kernel_ms = 0;            ///< Event time of the launch (validation runs).
+    std::optional<failure> fail;
+
+    boost::json::object to_json() const;
+};
+
+/// Where the outputs to check are, and what they are compared against.
+enum class output_source
+{
+    working,   ///< The working buffers (right after the launch).
+    snapshot,  ///< The snapshot buffers (a copy taken right after the launch).
+};
+
+enum class expected_source
+{
+    reference_stated,
+    reference_hidden,
+    snapshot,  ///< A previous run's output (repeat agreement).
+};
+
+class validator
+{
+public:
+    validator(gpu_device& device, const helper_kernels& helpers, case_store& store);
+
+    /// One full validation run. `scrub_seed` varies the garbage left in shared memory so that reads
+    /// of uninitialised shared memory differ between runs. Hangs throw kernel_hang; sticky errors
+    /// throw cuda_error; everything else is in the report.
+    run_report run(case_data& c, loaded_kernel& k, const launch_dims& d, run_kind kind, std::uint32_t scrub_seed);
+
+    /// Queues guard, input and output checks of the current buffers into a check slot. With
+    /// check_memory false only outputs are compared.
+    void enqueue_checks(case_data& c, int slot, output_source got, expected_source expected, bool check_memory);
+    /// After the stream was waited on and the slot fetched: turns counters into a report, and on
+    /// failure searches the first mismatching indices. `context` names the run in messages
+    /// ("stated inputs", "timed launch 57 of 100").
+    run_report finish_checks(case_data& c, int slot, output_source got, expected_source expected, run_kind kind,
+                             const std::string& context);
+
+    /// Copies the working outputs into the snapshot buffers (asynchronous).
+    void snapshot_outputs(case_data& c) const;
+
+private:
+    CUdeviceptr got_ptr(const buffer_slot& b, output_source got) const;
+    CUdeviceptr expected_ptr(const buffer_slot& b, expected_source expected) const;
+    std::vector<element_mismatch> first_bad(const buffer_slot& b, CUdeviceptr got, CUdeviceptr expected,
+                                            std::size_t limit) const;
+    element_value read_element(const buffer_slot& b, CUdeviceptr base, std::uint64_t index) const;
+
+    gpu_device& device_;
+    const helper_kernels& helpers_;
+    case_store& store_;
+    cuda::event start_;
+    cuda::event stop_;
+};
+
+}  // namespace warpsmith::worker

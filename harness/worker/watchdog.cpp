@@ -1,0 +1,46 @@
+#include "harness/worker/watchdog.hpp"
+
+#include "harness/cuda/cuda_error.hpp"
+#include "harness/cuda/driver_api.hpp"
+#include "harness/cuda/handles.hpp"
+
+#include <algorithm>
+#include <thread>
+
+namespace warpsmith::worker {
+
+void wait_for_stream(CUstream s, std::chrono::milliseconds timeout, const std::string& what)
+{
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now();
+    const auto deadline = start + timeout;
+    const auto spin_until = start + std::chrono::milliseconds(2);
+    auto sleep = std::chrono::microseconds(20);
+    const cuda::driver_api& api = cuda::driver();
+    for (;;)
+    {
+        CUresult rc = api.cuStreamQuery(s);
+        if (rc == CUDA_SUCCESS)
+            return;
+        if (rc != CUDA_ERROR_NOT_READY)
+            throw cuda::cuda_error(rc, "cuStreamQuery");
+        const auto now = clock::now();
+        if (now >= deadline)
+        {
+            // The kernel is still running: nothing may now wait on the context (unloading its
+            // module would block), so every handle leaks from here until the process exits.
+            cuda::mark_context_lost();
+            throw kernel_hang(what + ": no completion after " + std::to_string(timeout.count()) +
+                              " ms (launch_timeout_ms)");
+        }
+        if (now < spin_until)
+        {
+            std::this_thread::yield();
+            continue;
+        }
+        std::this_thread::sleep_for(sleep);
+        sleep = std::min<std::chrono::microseconds>(sleep * 2, std::chrono::microseconds(1000));
+    }
+}
+
+}  // namespace warpsmith::worker

@@ -1,0 +1,596 @@
+// warpsmith-worker --device 0 end to end on a real GPU (ctest label gpu; skipped without one).
+// Each test spawns the real binary and speaks the protocol like the engine: load a small inline
+// workload, evaluate kernels that are correct or that cheat in one specific way, and check the
+// diagnosis (failure kind, case, counts, first mismatches), timing sanity, restarts after faults
+// and hangs, time_interleaved, device_info, and that memory does not leak across evaluations.
+
+#include "harness/core/json_file.hpp"
+#include "harness/worker/worker_pipe.hpp"
+#include "harness/workload/candidate.hpp"
+#include "harness/workload/workload.hpp"
+#include "tests/harness/worker/worker_test_support.hpp"
+
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <memory>
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using warpsmith::test::vector_add_workload;
+using warpsmith::test::worker_path;
+using warpsmith::worker::worker_pipe;
+
+namespace {
+
+// One compile cache for the whole test binary: the helper kernels and repeated candidates compile
+// once.
+const std::filesystem::path& cache_dir()
+{
+    static warpsmith::test::temp_dir dir("warpsmith-gpu-test-cache");
+    return dir.path();
+}
+
+const std::string k_launch_256 = R"J({"grid": ["ceil_div(n,256)"], "block": [256]})J";
+
+// A vector-add candidate: `body` is the statement for element i (i < n guaranteed unless the body
+// says otherwise); `prelude` goes before the kernel.
+json::object vadd_candidate(const std::string& body, const std::string& type = "float", const std::string& prelude = "",
+                            const std::string& launch = k_launch_256)
+{
+    const std::string source = prelude + "\nextern \"C\" __global__ void vadd(int n, const " + type + "* a, const " +
+                               type + "* b, " + type + "* c)\n{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n" +
+                               body + "\n}\n";
+    return json::object{{"source", source}, {"entry", "vadd"}, {"launch", json::parse(launch)}};
+}
+
+const char* k_correct = "    if (i < n) c[i] = a[i] + b[i];";
+
+json::object quick_timing() { return {{"warmup", 2}, {"iterations", 10}, {"mode", "cold"}}; }
+
+struct gpu_worker
+{
+    std::unique_ptr<worker_pipe> pipe;
+    json::object hello;
+
+    gpu_worker()
+    {
+        pipe = std::make_unique<worker_pipe>(
+            std::vector<std::string>{worker_path(), "--device", "0", "--cache-dir", cache_dir().string()});
+        hello = pipe->request({{"op", "hello"}}, 120s);
+        BOOST_TEST_REQUIRE(hello.at("ok").as_bool(), json::serialize(hello));
+    }
+
+    json::object load(const json::object& workload, int timeout_ms = 10'000)
+    {
+        json::object r = pipe->request(
+            {{"op", "load_workload"}, {"workload", workload}, {"hidden_seed", 4242}, {"launch_timeout_ms", timeout_ms}},
+            300s);
+        BOOST_TEST_REQUIRE(r.at("ok").as_bool(), json::serialize(r));
+        return r;
+    }
+
+    json::object evaluate_raw(json::object candidate, json::object timing = quick_timing(), bool validate_only = false,
+                              json::array cases = {})
+    {
+        json::object req{{"op", "evaluate"},
+                         {"name", "test"},
+                         {"candidate", std::move(candidate)},
+                         {"timing", std::move(timing)},
+                         {"validate_only", validate_only}};
+        if (!cases.empty())
+            req["cases"] = std::move(cases);
+        return pipe->request(std::move(req), 300s);
+    }
+
+    json::object evaluate(json::object candidate, json::object timing = quick_timing(), bool validate_only = false,
+                          json::array cases = {})
+    {
+        json::object r = evaluate_raw(std::move(candidate), std::move(timing), validate_only, std::move(cases));
+        BOOST_TEST_REQUIRE(r.at("ok").as_bool(), json::serialize(r));
+        return r.at("result").as_object();
+    }
+
+    std::int64_t free_memory()
+    {
+        json::object r = pipe->request({{"op", "device_info"}}, 60s);
+        BOOST_TEST_REQUIRE(r.at("ok").as_bool(), json::serialize(r));
+        return r.at("device").at("free_memory_bytes").to_number<std::int64_t>();
+    }
+};
+
+std::string failure_kind(const json::object& result)
+{
+    const json::value& f = result.at("failure");
+    return f.is_null() ? "" : std::string(f.at("kind").as_string());
+}
+
+std::string failure_message(const json::object& result)
+{
+    const json::value& f = result.at("failure");
+    return f.is_null() ? "" : std::string(f.at("message").as_string());
+}
+
+const json::object& case_named(const json::object& result, const std::string& name)
+{
+    for (const json::value& c : result.at("cases").as_array())
+        if (c.at("name").as_string() == name)
+            return c.as_object();
+    BOOST_FAIL("no case " + name + " in " + json::serialize(result));
+    throw std::logic_error("unreachable");
+}
+
+void require_valid(const json::object& result)
+{
+    BOOST_TEST_REQUIRE(result.at("status").as_string() == "valid", json::serialize(result));
+    BOOST_TEST(result.at("failure").is_null());
+}
+
+void check_timing_sane(const json::object& timing, int samples)
+{
+    const double median = timing.at("median_us").to_number<double>();
+    BOOST_TEST(median > 0);
+    BOOST_TEST(timing.at("p10_us").to_number<double>() <= median);
+    BOOST_TEST(median <= timing.at("p90_us").to_number<double>());
+    BOOST_TEST(timing.at("min_us").to_number<double>() <= timing.at("p10_us").to_number<double>());
+    BOOST_TEST(timing.at("p90_us").to_number<double>() <= timing.at("max_us").to_number<double>());
+    BOOST_TEST(timing.at("stddev_us").to_number<double>() >= 0);
+    BOOST_TEST(timing.at("rel_iqr").to_number<double>() >= 0);
+    if (samples > 0)
+        BOOST_TEST(timing.at("samples").as_int64() == samples);
+    BOOST_TEST(timing.at("timed_output_valid").as_bool());
+    BOOST_TEST(!timing.at("suspect").as_bool());
+    BOOST_TEST(timing.at("wall_us_per_launch").to_number<double>() > 0);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(worker_gpu)
+
+BOOST_AUTO_TEST_CASE(hello_and_device_info)
+{
+    gpu_worker w;
+    BOOST_TEST(w.hello.at("mode").as_string() == "gpu");
+    BOOST_TEST(!w.hello.at("driver_version").as_string().empty());
+    const json::object& d = w.hello.at("device").as_object();
+    for (const char* field :
+         {"name", "index", "arch", "compute_capability", "sm_count", "total_memory_bytes", "free_memory_bytes", "l2_bytes",
+          "shared_memory_per_block_bytes", "shared_memory_per_block_optin_bytes", "shared_memory_per_sm_bytes",
+          "registers_per_block", "registers_per_sm", "max_threads_per_block", "max_threads_per_sm", "warp_size",
+          "max_grid", "max_block", "clock_mhz", "memory_clock_mhz", "memory_bus_bits", "driver_version", "uuid",
+          "clocks"})
+        BOOST_TEST(d.contains(field), field);
+    BOOST_TEST(d.at("sm_count").as_int64() > 0);
+    BOOST_TEST(d.at("arch").as_string().starts_with("sm_"));
+    BOOST_TEST(d.at("l2_bytes").to_number<std::int64_t>() > 0);
+    BOOST_TEST(d.at("max_grid").as_array().size() == 3u);
+    BOOST_TEST(d.at("shared_memory_per_block_optin_bytes").as_int64() >= d.at("shared_memory_per_block_bytes").as_int64());
+    BOOST_TEST(std::string(d.at("uuid").as_string()).starts_with("GPU-"));
+    BOOST_TEST_MESSAGE("device: " << json::serialize(d));
+
+    json::object m = w.pipe->request({{"op", "device_info"}, {"measure", true}}, 120s);
+    BOOST_TEST_REQUIRE(m.at("ok").as_bool(), json::serialize(m));
+    const json::object& measured = m.at("device").at("measured").as_object();
+    const double gbps = measured.at("copy_bandwidth_gbps").to_number<double>();
+    const double tflops = measured.at("fp32_tflops").to_number<double>();
+    BOOST_TEST_MESSAGE("measured: " << json::serialize(measured));
+    // Plausible for any recent data-centre GPU (H200: about 4300 GB/s and 60 TFLOP/s).
+    BOOST_TEST(gbps > 200.0);
+    BOOST_TEST(gbps < 20000.0);
+    BOOST_TEST(tflops > 2.0);
+    BOOST_TEST(tflops < 300.0);
+}
+
+BOOST_AUTO_TEST_CASE(evaluate_before_load_is_no_workload)
+{
+    gpu_worker w;
+    json::object r = w.evaluate_raw(vadd_candidate(k_correct));
+    BOOST_TEST(!r.at("ok").as_bool());
+    BOOST_TEST(r.at("error").at("kind").as_string() == "no_workload");
+}
+
+BOOST_AUTO_TEST_CASE(correct_float32_kernel_is_valid_with_sane_timing)
+{
+    gpu_worker w;
+    json::object load = w.load(vector_add_workload("float32"));
+    BOOST_TEST(load.at("cases").as_array().size() == 3u);
+    BOOST_TEST(load.at("device_bytes").to_number<std::int64_t>() > 0);
+    for (const json::value& c : load.at("cases").as_array())
+    {
+        const json::object& ref = c.at("reference").as_object();
+        BOOST_TEST(!ref.at("all_zero").at("c").as_bool());
+        BOOST_TEST(ref.at("nonfinite").at("c").as_int64() == 0);
+        BOOST_TEST(ref.at("depends_on_inputs").as_bool());
+    }
+    BOOST_TEST(load.at("cases").as_array()[0].at("elements").at("a").as_int64() == 1237);
+
+    const json::object result = w.evaluate(vadd_candidate(k_correct), {{"warmup", 5}, {"iterations", 30}});
+    require_valid(result);
+    BOOST_TEST(result.at("cases").as_array().size() == 3u);
+    for (const char* name : {"odd-small", "odd-large"})
+    {
+        const json::object& c = case_named(result, name);
+        BOOST_TEST(c.at("timing").is_null());
+        const json::object& v = c.at("validation").as_object();
+        BOOST_TEST(v.at("passed").as_bool());
+        BOOST_TEST(v.at("guards_intact").as_bool());
+        BOOST_TEST(v.at("inputs_intact").as_bool());
+        BOOST_TEST(v.at("repeat_agrees").as_bool());
+        const json::array& runs = v.at("runs").as_array();
+        BOOST_TEST_REQUIRE(runs.size() == 3u);
+        BOOST_TEST(runs[0].at("inputs").as_string() == "stated");
+        BOOST_TEST(runs[1].at("inputs").as_string() == "hidden");
+        BOOST_TEST(runs[2].at("inputs").as_string() == "repeat");
+        BOOST_TEST(runs[0].at("mismatches").as_int64() == 0);
+        BOOST_TEST(runs[0].at("elements").as_int64() == (std::string(name) == "odd-small" ? 1237 : 300007));
+    }
+    const json::object& perf = case_named(result, "perf");
+    BOOST_TEST(perf.at("launch").at("block").as_array()[0].as_int64() == 256);
+    const json::array& runs = perf.at("validation").at("runs").as_array();
+    BOOST_TEST_REQUIRE(runs.size() == 5u);  // stated, hidden, repeat, 2 timed
+    BOOST_TEST(runs[3].at("inputs").as_string() == "timed");
+    BOOST_TEST(runs[4].at("inputs").as_string() == "timed");
+    const json::object& timing = perf.at("timing").as_object();
+    check_timing_sane(timing, 30);
+    BOOST_TEST(timing.at("mode").as_string() == "cold");
+    BOOST_TEST(timing.at("warmup").as_int64() == 5);
+    BOOST_TEST(result.at("score_us").to_number<double>() == timing.at("median_us").to_number<double>());
+    const json::object& env = result.at("environment").as_object();
+    BOOST_TEST(!env.at("gpu").as_string().empty());
+    BOOST_TEST(env.at("clocks").as_object().contains("sm_mhz_start"));
+    BOOST_TEST(result.at("eval_ms").to_number<double>() > 0);
+    BOOST_TEST_MESSAGE("phases: " << json::serialize(result.at("phases_ms")));
+
+    // validate_only: no timing, no score.
+    const json::object v = w.evaluate(vadd_candidate(k_correct), quick_timing(), true);
+    require_valid(v);
+    BOOST_TEST(case_named(v, "perf").at("timing").is_null());
+    BOOST_TEST(v.at("score_us").is_null());
+
+    // A case subset, and a case that does not exist.
+    const json::object sub = w.evaluate(vadd_candidate(k_correct), quick_timing(), true, {"odd-small"});
+    BOOST_TEST(sub.at("cases").as_array().size() == 1u);
+    json::object bad = w.evaluate_raw(vadd_candidate(k_correct), quick_timing(), true, {"no-such-case"});
+    BOOST_TEST(bad.at("error").at("kind").as_string() == "bad_request");
+
+    // A cubin from the compile op instead of source.
+    json::object compiled = w.pipe->request(
+        {{"op", "compile"},
+         {"request", {{"source", vadd_candidate(k_correct).at("source")}, {"entry", "vadd"}, {"arch", w.hello.at("device").at("arch")}}}},
+        120s);
+    BOOST_TEST_REQUIRE(compiled.at("output").at("compiled").as_bool(), json::serialize(compiled));
+    json::object by_cubin{{"entry", "vadd"},
+                          {"cubin_b64", compiled.at("output").at("cubin_b64")},
+                          {"launch", json::parse(k_launch_256)}};
+    require_valid(w.evaluate(by_cubin, quick_timing(), true));
+}
+
+BOOST_AUTO_TEST_CASE(int32_and_float16_kernels_are_valid)
+{
+    {
+        gpu_worker w;
+        w.load(vector_add_workload("int32"));
+        require_valid(w.evaluate(vadd_candidate(k_correct, "int")));
+        // Off by one in one element: integers are compared exactly.
+        const json::object r =
+            w.evaluate(vadd_candidate("    if (i < n) c[i] = a[i] + b[i] + (i == 100 ? 1 : 0);", "int"));
+        BOOST_TEST(failure_kind(r) == "mismatch");
+        const json::object& run = case_named(r, "odd-small").at("validation").at("runs").as_array()[0].as_object();
+        BOOST_TEST(run.at("mismatches").as_int64() == 1);
+        BOOST_TEST(run.at("first_mismatches").as_array()[0].at("index").as_int64() == 100);
+    }
+    {
+        gpu_worker w;
+        w.load(vector_add_workload("float16"));
+        const std::string body =
+            "    if (i < n) { float x, y; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(x) : \"h\"(a[i]));"
+            " asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(y) : \"h\"(b[i]));"
+            " unsigned short r; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(r) : \"f\"(x + y)); c[i] = r; }";
+        require_valid(w.evaluate(vadd_candidate(body, "unsigned short")));
+        // Writing nothing leaves the float16 poison: unwritten.
+        const json::object r = w.evaluate(vadd_candidate("", "unsigned short"));
+        BOOST_TEST(failure_kind(r) == "unwritten");
+    }
+}
+
+BOOST_AUTO_TEST_CASE(wrong_kernel_is_a_mismatch_with_first_mismatches)
+{
+    gpu_worker w;
+    w.load(vector_add_workload("float32"));
+    const json::object r = w.evaluate(vadd_candidate("    if (i < n) c[i] = a[i] + b[i] + (i == 17 || i == 40 ? 1.0f : 0.0f);"));
+    BOOST_TEST(r.at("status").as_string() == "invalid");
+    BOOST_TEST(failure_kind(r) == "mismatch");
+    BOOST_TEST(r.at("failure").at("case").as_string() == "odd-small");
+    const std::string message = failure_message(r);
+    BOOST_TEST(message.find("2 of 1237 elements outside atol") != std::string::npos, message);
+    BOOST_TEST(message.find("[17]") != std::string::npos, message);
+    BOOST_TEST(message.find("stated inputs") != std::string::npos, message);
+    const json::object& run = case_named(r, "odd-small").at("validation").at("runs").as_array()[0].as_object();
+    BOOST_TEST(!run.at("passed").as_bool());
+    BOOST_TEST(run.at("mismatches").as_int64() == 2);
+    const json::array& first = run.at("first_mismatches").as_array();
+    BOOST_TEST_REQUIRE(first.size() == 2u);
+    BOOST_TEST(first[0].at("index").as_int64() == 17);
+    BOOST_TEST(first[1].at("index").as_int64() == 40);
+    BOOST_TEST(first[0].at("buffer").as_string() == "c");
+    const double got = first[0].at("got").to_number<double>();
+    const double expected = first[0].at("expected").to_number<double>();
+    BOOST_TEST(std::abs(got - expected - 1.0) < 1e-5);
+    BOOST_TEST(std::abs(run.at("max_abs_error").to_number<double>() - 1.0) < 1e-5);
+    // It stopped at the first failing case.
+    BOOST_TEST(r.at("cases").as_array().size() == 1u);
+    BOOST_TEST(r.at("score_us").is_null());
+
+    // Outputs copied from an input, and an all-zero output, are plain mismatches.
+    BOOST_TEST(failure_kind(w.evaluate(vadd_candidate("    if (i < n) c[i] = a[i];"))) == "mismatch");
+    BOOST_TEST(failure_kind(w.evaluate(vadd_candidate("    if (i < n) c[i] = 0.0f;"))) == "mismatch");
+    // Writing NaN where the reference is finite.
+    BOOST_TEST(failure_kind(w.evaluate(vadd_candidate("    if (i < n) c[i] = (i == 5) ? __int_as_float(0x7fffffff) : a[i] + b[i];"))) ==
+               "nonfinite");
+}
+
+BOOST_AUTO_TEST_CASE(kernel_that_writes_nothing_is_unwritten)
+{
+    gpu_worker w;
+    w.load(vector_add_workload("float32"));
+    const json::object r = w.evaluate(vadd_candidate("    (void)i;"));
+    BOOST_TEST(failure_kind(r) == "unwritten");
+    BOOST_TEST(failure_message(r).find("1237 of 1237 elements not written") != std::string::npos, failure_message(r));
+    const json::object& run = case_named(r, "odd-small").at("validation").at("runs").as_array()[0].as_object();
+    BOOST_TEST(run.at("unwritten").as_int64() == 1237);
+    BOOST_TEST(run.at("first_mismatches").as_array()[0].at("got").as_string() == "unwritten");
+
+    // The last five elements missing (a tail bug): counted exactly, first one named.
+    const json::object tail = w.evaluate(vadd_candidate("    if (i < n - 5) c[i] = a[i] + b[i];"));
+    BOOST_TEST(failure_kind(tail) == "unwritten");
+    const json::object& trun = case_named(tail, "odd-small").at("validation").at("runs").as_array()[0].as_object();
+    BOOST_TEST(trun.at("unwritten").as_int64() == 5);
+    BOOST_TEST(trun.at("first_mismatches").as_array()[0].at("index").as_int64() == 1232);
+}
+
+BOOST_AUTO_TEST_CASE(writing_past_the_end_is_an_out_of_bounds_write)
+{
+    gpu_worker w;
+    w.load(vector_add_workload("float32"));
+    const json::object r = w.evaluate(vadd_candidate("    if (i <= n) c[i] = a[i] + b[i];"));
+    BOOST_TEST(failure_kind(r) == "out_of_bounds_write");
+    BOOST_TEST(failure_message(r).find("after its end") != std::string::npos, failure_message(r));
+    BOOST_TEST(!case_named(r, "odd-small").at("validation").at("guards_intact").as_bool());
+    // And before the start.
+    const json::object before = w.evaluate(vadd_candidate("    if (i < n) c[i] = a[i] + b[i]; if (i == 0) c[-3] = 1.0f;"));
+    BOOST_TEST(failure_kind(before) == "out_of_bounds_write");
+    BOOST_TEST(failure_message(before).find("before its start") != std::string::npos, failure_message(before));
+}
+
+BOOST_AUTO_TEST_CASE(mutating_an_input_is_detected)
+{
+    gpu_worker w;
+    w.load(vector_add_workload("float32"));
+    const json::object r =
+        w.evaluate(vadd_candidate("    if (i < n) { c[i] = a[i] + b[i]; if (i % 100 == 0) ((float*)b)[i] = 0.0f; }"));
+    BOOST_TEST(failure_kind(r) == "input_mutated");
+    BOOST_TEST(failure_message(r).find("input buffer b") != std::string::npos, failure_message(r));
+    BOOST_TEST(!case_named(r, "odd-small").at("validation").at("inputs_intact").as_bool());
+}
+
+BOOST_AUTO_TEST_CASE(nondeterminism_and_uninitialised_shared_memory)
+{
+    gpu_worker w;
+    w.load(vector_add_workload("float32"));
+    // Every block takes a ticket; ticket / gridDim.x is exactly the launch number within this
+    // module, so the third launch of odd-small (the repeat run) alone is wrong.
+    const std::string prelude = "__device__ unsigned int tickets;";
+    const std::string body = "    __shared__ unsigned int launch;\n"
+                             "    if (threadIdx.x == 0) launch = atomicAdd(&tickets, 1u) / gridDim.x;\n"
+                             "    __syncthreads();\n"
+                             "    if (i < n) c[i] = a[i] + b[i] + (launch == 2 ? 1.0f : 0.0f);";
+    const json::object r = w.evaluate(vadd_candidate(body, "float", prelude));
+    BOOST_TEST(failure_kind(r) == "nondeterministic", json::serialize(r.at("failure")));
+    const json::object& v = case_named(r, "odd-small").at("validation").as_object();
+    BOOST_TEST(v.at("runs").as_array().size() == 3u);
+    BOOST_TEST(v.at("runs").as_array()[0].at("passed").as_bool());
+    BOOST_TEST(v.at("runs").as_array()[1].at("passed").as_bool());
+
+    // Reading shared memory nobody wrote: the scrubber leaves garbage, so this cannot pass.
+    const std::string garbage = "    __shared__ float s[256];\n"
+                                "    if (i < n) c[i] = a[i] + b[i] + (s[threadIdx.x] == 0.0f ? 0.0f : 1.0f);";
+    const json::object g = w.evaluate(vadd_candidate(garbage));
+    BOOST_TEST(g.at("status").as_string() == "invalid");
+    const std::string kind = failure_kind(g);
+    BOOST_TEST((kind == "mismatch" || kind == "nondeterministic" || kind == "nonfinite"), kind);
+}
+
+BOOST_AUTO_TEST_CASE(misbehaving_when_timed_is_a_timed_output_mismatch)
+{
+    gpu_worker w;
+    w.load(vector_add_workload("float32"));
+    // Only the perf case: launches 0-2 are validation (stated, hidden, repeat); from the 11th launch
+    // on the kernel writes garbage, which only timed launches see.
+    const std::string prelude = "__device__ unsigned int tickets;";
+    const std::string body = "    __shared__ unsigned int launch;\n"
+                             "    if (threadIdx.x == 0) launch = atomicAdd(&tickets, 1u) / gridDim.x;\n"
+                             "    __syncthreads();\n"
+                             "    if (i < n) c[i] = launch >= 10 ? 0.0f : a[i] + b[i];";
+    const json::object r = w.evaluate(vadd_candidate(body, "float", prelude), {{"warmup", 10}, {"iterations", 20}}, false,
+                                      {"perf"});
+    BOOST_TEST(failure_kind(r) == "timed_output_mismatch", json::serialize(r.at("failure")));
+    const json::object& perf = case_named(r, "perf");
+    BOOST_TEST(!perf.at("timing").at("timed_output_valid").as_bool());
+    BOOST_TEST(failure_message(r).find("timed launch") != std::string::npos, failure_message(r));
+    BOOST_TEST(r.at("score_us").is_null());
+}
+
+BOOST_AUTO_TEST_CASE(dynamic_shared_memory_opt_in_and_limits)
+{
+    gpu_worker w;
+    w.load(vector_add_workload("float32"));
+    // 100 KB of dynamic shared memory: legal on sm_90 after the opt-in the worker performs.
+    const std::string body = "    extern __shared__ float s[];\n"
+                             "    s[threadIdx.x] = (i < n) ? a[i] + b[i] : 0.0f;\n"
+                             "    __syncthreads();\n"
+                             "    if (i < n) c[i] = s[threadIdx.x];";
+    require_valid(w.evaluate(vadd_candidate(body, "float", "",
+                                            R"J({"grid": ["ceil_div(n,256)"], "block": [256], "shared_bytes": 102400})J")));
+    // 1 MiB is beyond any device: refused before launch, with the numbers.
+    const json::object r = w.evaluate(
+        vadd_candidate(body, "float", "", R"J({"grid": ["ceil_div(n,256)"], "block": [256], "shared_bytes": 1048576})J"));
+    BOOST_TEST((failure_kind(r) == "bad_launch" || failure_kind(r) == "launch_failed"), failure_kind(r));
+    BOOST_TEST(failure_message(r).find("1048576") != std::string::npos, failure_message(r));
+    // Too many threads per block.
+    const json::object t = w.evaluate(vadd_candidate(k_correct, "float", "", R"J({"grid": ["ceil_div(n,2048)"], "block": [2048]})J"));
+    BOOST_TEST(failure_kind(t) == "bad_launch");
+    // A plan that does not evaluate.
+    const json::object e = w.evaluate(vadd_candidate(k_correct, "float", "", R"J({"grid": ["ceil_div(n,0)"], "block": [256]})J"));
+    BOOST_TEST(failure_kind(e) == "bad_launch");
+    // Compile errors and a missing entry are values too.
+    json::object broken = vadd_candidate("    if (i < n) c[i] = a[i] + ;");
+    BOOST_TEST(failure_kind(w.evaluate(broken)) == "compile_error");
+    json::object wrong_entry = vadd_candidate(k_correct);
+    wrong_entry["entry"] = "vadd2";
+    BOOST_TEST(failure_kind(w.evaluate(wrong_entry)) == "compile_error");  // NVRTC checks the entry first
+}
+
+BOOST_AUTO_TEST_CASE(illegal_address_is_a_fault_and_the_worker_restarts)
+{
+    {
+        gpu_worker w;
+        w.load(vector_add_workload("float32"));
+        json::object r = w.evaluate_raw(vadd_candidate("    if (i < n) ((float*)16)[i * 1024] = a[i] + b[i];"));
+        BOOST_TEST_REQUIRE(r.at("ok").as_bool(), json::serialize(r));
+        BOOST_TEST(r.at("worker_restart").as_bool());
+        const json::object& result = r.at("result").as_object();
+        BOOST_TEST(failure_kind(result) == "fault");
+        BOOST_TEST(failure_message(result).find("CUDA_ERROR_ILLEGAL_ADDRESS") != std::string::npos, failure_message(result));
+        BOOST_TEST(result.at("failure").at("case").as_string() == "odd-small");
+        BOOST_TEST(w.pipe->wait_exit(30s) == 3);
+    }
+    // A fresh worker is fine afterwards.
+    gpu_worker w;
+    w.load(vector_add_workload("float32"));
+    require_valid(w.evaluate(vadd_candidate(k_correct), quick_timing(), true));
+}
+
+BOOST_AUTO_TEST_CASE(infinite_loop_is_a_hang_and_the_worker_restarts)
+{
+    {
+        gpu_worker w;
+        w.load(vector_add_workload("float32"), 2000);
+        // Spins on a value the kernel never changes; volatile keeps the loop.
+        const auto t0 = std::chrono::steady_clock::now();
+        json::object r = w.evaluate_raw(
+            vadd_candidate("    volatile const float* p = a; while (p[0] == p[0]) { } if (i < n) c[i] = a[i] + b[i];"));
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        BOOST_TEST_REQUIRE(r.at("ok").as_bool(), json::serialize(r));
+        BOOST_TEST(r.at("worker_restart").as_bool());
+        BOOST_TEST(failure_kind(r.at("result").as_object()) == "hang");
+        BOOST_TEST(seconds < 60.0);
+        BOOST_TEST(w.pipe->wait_exit(60s) == 3);
+    }
+    gpu_worker w;
+    w.load(vector_add_workload("float32"));
+    require_valid(w.evaluate(vadd_candidate(k_correct), quick_timing(), true));
+}
+
+BOOST_AUTO_TEST_CASE(timing_the_same_kernel_twice_agrees)
+{
+    gpu_worker w;
+    w.load(vector_add_workload("float32", 1 << 24));
+    const json::object timing{{"warmup", 10}, {"iterations", 100}, {"mode", "cold"}};
+    const json::object a = w.evaluate(vadd_candidate(k_correct), timing, false, {"perf"});
+    const json::object b = w.evaluate(vadd_candidate(k_correct), timing, false, {"perf"});
+    require_valid(a);
+    require_valid(b);
+    const double ma = a.at("score_us").to_number<double>();
+    const double mb = b.at("score_us").to_number<double>();
+    BOOST_TEST_MESSAGE("medians: " << ma << " us, " << mb << " us");
+    BOOST_TEST(std::abs(ma - mb) / std::min(ma, mb) < 0.10);
+    check_timing_sane(case_named(a, "perf").at("timing").as_object(), 100);
+
+    // Hot mode with adaptive stopping: at least 20 samples, fewer than the cap for a steady kernel.
+    const json::object hot = w.evaluate(vadd_candidate(k_correct),
+                                        {{"warmup", 10}, {"iterations", 2000}, {"mode", "hot"}, {"target_rel_noise", 0.02}},
+                                        false, {"perf"});
+    require_valid(hot);
+    const json::object& ht = case_named(hot, "perf").at("timing").as_object();
+    BOOST_TEST(ht.at("mode").as_string() == "hot");
+    BOOST_TEST(ht.at("samples").as_int64() >= 20);
+    BOOST_TEST(ht.at("samples").as_int64() < 2000);
+    check_timing_sane(ht, 0);
+}
+
+BOOST_AUTO_TEST_CASE(time_interleaved_times_every_entry)
+{
+    gpu_worker w;
+    w.load(vector_add_workload("float32"));
+    const json::object fast = vadd_candidate(k_correct);
+    const json::object slow = vadd_candidate(
+        "    if (i < n) { float x = a[i]; for (int k = 0; k < 2000; ++k) x = x * 0.999f + 0.001f * b[i]; c[i] = a[i] + b[i] + 0.0f * x; }");
+    json::object r = w.pipe->request({{"op", "time_interleaved"},
+                                      {"rounds", 12},
+                                      {"entries", {{{"key", "fast"}, {"candidate", fast}}, {{"key", "slow"}, {"candidate", slow}}}},
+                                      {"timing", {{"mode", "cold"}}}},
+                                     300s);
+    BOOST_TEST_REQUIRE(r.at("ok").as_bool(), json::serialize(r));
+    const json::object& timings = r.at("timings").as_object();
+    for (const char* key : {"fast", "slow"})
+    {
+        const json::object& t = timings.at(key).at("perf").as_object();
+        BOOST_TEST(t.at("samples").as_int64() == 12);
+        BOOST_TEST(t.at("median_us").to_number<double>() > 0);
+    }
+    BOOST_TEST(timings.at("slow").at("perf").at("median_us").to_number<double>() >
+               timings.at("fast").at("perf").at("median_us").to_number<double>());
+    // Duplicate keys are refused.
+    json::object dup = w.pipe->request(
+        {{"op", "time_interleaved"}, {"entries", {{{"key", "x"}, {"candidate", fast}}, {{"key", "x"}, {"candidate", fast}}}}},
+        60s);
+    BOOST_TEST(dup.at("error").at("kind").as_string() == "bad_request");
+}
+
+BOOST_AUTO_TEST_CASE(memory_is_freed_across_evaluations_and_loads)
+{
+    gpu_worker w;
+    w.load(vector_add_workload("float32"));
+    const json::object timing{{"warmup", 1}, {"iterations", 5}};
+    require_valid(w.evaluate(vadd_candidate(k_correct), timing));  // first use allocates pools
+    const std::int64_t before = w.free_memory();
+    for (int i = 0; i < 50; ++i)
+    {
+        // Alternate valid and invalid candidates: failure paths must free too.
+        const json::object r = w.evaluate(i % 2 ? vadd_candidate(k_correct) : vadd_candidate("    (void)i;"), timing);
+        BOOST_TEST_REQUIRE(r.at("status").as_string() == (i % 2 ? "valid" : "invalid"));
+    }
+    const std::int64_t after = w.free_memory();
+    BOOST_TEST_MESSAGE("free memory before " << before << ", after " << after);
+    BOOST_TEST(std::llabs(before - after) < (16ll << 20));
+
+    // A big workload, then a small one: the big one's memory comes back.
+    const std::int64_t small_loaded = w.free_memory();
+    w.load(vector_add_workload("float32", 1 << 27));  // 512 MiB per buffer
+    const std::int64_t big_loaded = w.free_memory();
+    BOOST_TEST(small_loaded - big_loaded > (1ll << 30));
+    w.load(vector_add_workload("float32"));
+    BOOST_TEST(std::llabs(w.free_memory() - small_loaded) < (16ll << 20));
+}
+
+BOOST_AUTO_TEST_CASE(sgemm_workload_initial_kernel_is_valid)
+{
+    const auto dir = warpsmith::test::source_dir() / "bench" / "workloads" / "sgemm";
+    if (!std::filesystem::exists(dir / "workload.json"))
+    {
+        BOOST_TEST_MESSAGE("skipped: " << (dir / "workload.json").string() << " does not exist yet");
+        return;
+    }
+    const warpsmith::workload wl = warpsmith::workload::load(dir);
+    const warpsmith::kernel_source& k = wl.initial ? *wl.initial : wl.reference;
+    gpu_worker w;
+    w.load(wl.to_json().as_object(), 30'000);
+    const json::object r =
+        w.evaluate(warpsmith::candidate::from_kernel(k).to_json().as_object(), {{"warmup", 2}, {"iterations", 10}});
+    require_valid(r);
+    BOOST_TEST_MESSAGE("sgemm initial: score " << json::serialize(r.at("score_us")) << " us");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
