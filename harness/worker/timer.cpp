@@ -54,7 +54,7 @@ double event_pool::elapsed_us(std::size_t i) const
 void l2_scrubber::allocate()
 {
     if (buffer_.size() == 0)
-        buffer_ = cuda::device_buffer(std::max<std::size_t>(2 * l2_bytes_, 1 << 20) / 4 * 4);
+        buffer_ = cuda::device_buffer(std::max<std::size_t>(l2_bytes_, 1 << 20) / 4 * 4);
 }
 
 void l2_scrubber::scrub(CUstream s)
@@ -157,11 +157,13 @@ case_timing timer::time_case(case_data& c, loaded_kernel& k, const launch_dims& 
         return t;
     };
 
-    // Warm-up: the same sequence as the measured launches, without events.
+    // Warm-up: back-to-back launches without events or scrubs. Their job is to bring clocks, the
+    // instruction cache and the driver's launch path to steady state; an L2 scrub before each would
+    // add a memset per warm-up launch to every candidate's cost and change nothing about that.
     store_.prepare(c, input_set::stated, s);
     for (int w = 0, queued = 0; w < options.warmup; ++w)
     {
-        if (CUresult rc = queue_launch(c, k, d, options.mode, std::nullopt); rc != CUDA_SUCCESS)
+        if (CUresult rc = queue_launch(c, k, d, timing_mode::hot, std::nullopt); rc != CUDA_SUCCESS)
             return launch_failure(rc);
         if (++queued == chunk)
         {
@@ -250,7 +252,7 @@ case_timing timer::time_case(case_data& c, loaded_kernel& k, const launch_dims& 
     for (double us : samples)
         t.gpu_ms += us / 1000.0;
     t.untimed_launches = options.warmup;
-    t.l2_scrubs = options.mode == timing_mode::cold ? options.warmup + static_cast<int>(samples.size()) : 0;
+    t.l2_scrubs = options.mode == timing_mode::cold ? static_cast<int>(samples.size()) : 0;
 
     if (!t.fail)
     {

@@ -3,7 +3,7 @@
 // Timing a validated candidate on a performance case (SPEC §3 "Time").
 //
 // Each measured launch is bracketed by its own pair of events on the worker's stream. Cold mode
-// scrubs the L2 before each measured launch with a memset over twice the L2 size, outside the
+// scrubs the L2 before each measured launch with a memset over the L2 size, outside the
 // events; inout buffers are restored before every launch, also outside the events, so every launch
 // computes the same thing. Launches are queued in chunks sized so that a chunk takes well under
 // launch_timeout_ms at the speed measured during validation, and each chunk is waited on under the
@@ -66,7 +66,9 @@ private:
     std::vector<std::pair<cuda::event, cuda::event>> pairs_;
 };
 
-/// The cold-mode L2 scrub: a memset over a buffer of twice the L2 size, allocated on first use.
+/// The cold-mode L2 scrub: a memset over a buffer of the L2's size (as nvbench does: writing that
+/// many fresh bytes evicts the previous launch's lines), allocated on first use. Measured on the
+/// H200: ~17 us per scrub for 60 MiB, outside the events.
 class l2_scrubber
 {
 public:

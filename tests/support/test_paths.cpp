@@ -5,7 +5,14 @@
 
 namespace warpsmith::test {
 
-std::filesystem::path source_dir() { return WARPSMITH_SOURCE_DIR; }
+// Both paths can be overridden from the environment because a build carried to another machine
+// (scripts/gpu-test on the GPU host) finds the source tree somewhere else.
+std::filesystem::path source_dir()
+{
+    if (const char* env = std::getenv("WARPSMITH_SOURCE_DIR"); env && *env)
+        return env;
+    return WARPSMITH_SOURCE_DIR;
+}
 std::filesystem::path binary_dir() { return WARPSMITH_BINARY_DIR; }
 
 std::filesystem::path bin_dir()
