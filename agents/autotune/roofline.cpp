@@ -1,0 +1,203 @@
+#include "agents/autotune/roofline.hpp"
+
+#include "harness/core/error.hpp"
+#include "harness/core/json_file.hpp"
+
+#include <algorithm>
+
+namespace warpsmith::autotune
+{
+
+namespace json = boost::json;
+
+namespace
+{
+
+expression parse_field(const json::object& o, std::string_view key, std::string_view origin)
+{
+    const auto* v = o.if_contains(key);
+    if (!v)
+        return expression::constant(0);
+    if (v->is_int64())
+        return expression::constant(v->get_int64());
+    if (v->is_uint64())
+        return expression::constant(static_cast<std::int64_t>(v->get_uint64()));
+    if (!v->is_string())
+        throw user_error(std::string(origin) + ": " + std::string(key) +
+                         ": must be an integer or an expression string");
+    try
+    {
+        return expression::parse(v->get_string());
+    }
+    catch (const expression_error& e)
+    {
+        throw user_error(std::string(origin) + ": " + std::string(key) + ": " + e.what());
+    }
+}
+
+std::optional<double> number_at(const json::object& o, std::string_view key)
+{
+    const auto* v = o.if_contains(key);
+    if (!v)
+        return std::nullopt;
+    if (v->is_double())
+        return v->get_double();
+    if (v->is_int64())
+        return static_cast<double>(v->get_int64());
+    if (v->is_uint64())
+        return static_cast<double>(v->get_uint64());
+    return std::nullopt;
+}
+
+/// FP32 lanes per SM by compute capability: 64 on sm_60 (P100), sm_70/72 (Volta), sm_75 (Turing)
+/// and sm_80 (A100); 128 on sm_61, sm_86, sm_87, sm_89 (Ada), sm_90 (Hopper) and later.
+double fp32_lanes_per_sm(const std::string& arch)
+{
+    int cc = 0;
+    for (char c : arch)
+        if (c >= '0' && c <= '9')
+            cc = cc * 10 + (c - '0');
+    if (cc == 0)
+        return 0;
+    if (cc == 60 || (cc >= 70 && cc <= 80))
+        return 64;
+    return 128;
+}
+
+}  // namespace
+
+roofline_spec roofline_spec::from_json(const json::value& v, std::string_view origin)
+{
+    const auto* o = v.if_object();
+    if (!o)
+        throw user_error(std::string(origin) + ": must be an object {\"bytes\": expr, \"flops\": expr}");
+    for (const auto& kv : *o)
+        if (kv.key() != "bytes" && kv.key() != "flops" && kv.key() != "note")
+            throw user_error(std::string(origin) + ": unknown key '" + std::string(kv.key()) +
+                             "' (expected bytes, flops, note)");
+    if (!o->contains("bytes") && !o->contains("flops"))
+        throw user_error(std::string(origin) + ": needs \"bytes\" or \"flops\"");
+    roofline_spec s;
+    s.bytes = parse_field(*o, "bytes", origin);
+    s.flops = parse_field(*o, "flops", origin);
+    if (const auto* n = o->if_contains("note"); n && n->is_string())
+        s.note = std::string(n->get_string());
+    return s;
+}
+
+roofline_spec roofline_spec::load(const std::filesystem::path& file)
+{
+    return from_json(read_json_file(file), file.string());
+}
+
+std::optional<roofline_spec> roofline_spec::load_for(const workload& w)
+{
+    const auto file = w.dir / "roofline.json";
+    std::error_code ec;
+    if (w.dir.empty() || !std::filesystem::exists(file, ec))
+        return std::nullopt;
+    return load(file);
+}
+
+json::object roofline_spec::to_json() const
+{
+    return json::object{{"bytes", bytes.text()}, {"flops", flops.text()}, {"note", note}};
+}
+
+roofline_ceilings roofline_ceilings::from_device(const json::object& device)
+{
+    roofline_ceilings c;
+    std::string bw_source = "none", fp_source = "none";
+    if (const auto* m = device.if_contains("measured"); m && m->is_object())
+    {
+        if (auto bw = number_at(m->get_object(), "copy_bandwidth_gbps"); bw && *bw > 0)
+        {
+            c.bandwidth_gbps = *bw;
+            bw_source = "measured";
+        }
+        if (auto fp = number_at(m->get_object(), "fp32_tflops"); fp && *fp > 0)
+        {
+            c.fp32_tflops = *fp;
+            fp_source = "measured";
+        }
+    }
+    if (c.bandwidth_gbps <= 0)
+    {
+        const auto mhz = number_at(device, "memory_clock_mhz");
+        const auto bits = number_at(device, "memory_bus_bits");
+        if (mhz && bits && *mhz > 0 && *bits > 0)
+        {
+            // Double data rate: two transfers per memory clock.
+            c.bandwidth_gbps = 2 * *mhz * 1e6 * (*bits / 8) / 1e9;
+            bw_source = "datasheet";
+        }
+    }
+    if (c.fp32_tflops <= 0)
+    {
+        const auto sms = number_at(device, "sm_count");
+        const auto mhz = number_at(device, "clock_mhz");
+        const auto* arch = device.if_contains("arch");
+        const double lanes =
+            arch && arch->is_string() ? fp32_lanes_per_sm(std::string(arch->get_string())) : 0;
+        if (sms && mhz && lanes > 0)
+        {
+            // One FMA (two operations) per lane per clock.
+            c.fp32_tflops = *sms * lanes * 2 * *mhz * 1e6 / 1e12;
+            fp_source = "datasheet";
+        }
+    }
+    c.source = bw_source == fp_source ? bw_source : bw_source + "+" + fp_source;
+    return c;
+}
+
+json::object roofline_ceilings::to_json() const
+{
+    return json::object{{"bandwidth_gbps", bandwidth_gbps}, {"fp32_tflops", fp32_tflops}, {"source", source}};
+}
+
+json::object roofline_case::to_json(std::optional<double> time_us) const
+{
+    json::object o{{"bytes", bytes},
+                   {"flops", flops},
+                   {"memory_floor_us", memory_floor_us},
+                   {"compute_floor_us", compute_floor_us},
+                   {"floor_us", floor_us},
+                   {"bound", bound}};
+    if (time_us && *time_us > 0)
+    {
+        o["time_us"] = *time_us;
+        o["fraction"] = fraction(*time_us);
+        o["achieved_gbps"] = bytes / (*time_us * 1e3);
+        o["achieved_tflops"] = flops / (*time_us * 1e6);
+    }
+    return o;
+}
+
+std::map<std::string, roofline_case> roofline_floors(const roofline_spec& spec,
+                                                     const workload& w,
+                                                     const roofline_ceilings& ceilings)
+{
+    std::map<std::string, roofline_case> out;
+    for (const auto& c : w.cases)
+    {
+        roofline_case r;
+        try
+        {
+            r.bytes = static_cast<double>(spec.bytes.evaluate(c.values));
+            r.flops = static_cast<double>(spec.flops.evaluate(c.values));
+        }
+        catch (const expression_error& e)
+        {
+            throw user_error("roofline.json: case '" + c.name + "': " + e.what());
+        }
+        // bytes / (GB/s * 1e9) seconds = bytes / (GB/s * 1e3) microseconds.
+        r.memory_floor_us = ceilings.bandwidth_gbps > 0 ? r.bytes / (ceilings.bandwidth_gbps * 1e3) : 0;
+        r.compute_floor_us = ceilings.fp32_tflops > 0 ? r.flops / (ceilings.fp32_tflops * 1e6) : 0;
+        r.floor_us = std::max(r.memory_floor_us, r.compute_floor_us);
+        r.bound = r.compute_floor_us > r.memory_floor_us ? "compute" : "memory";
+        out[c.name] = r;
+    }
+    return out;
+}
+
+}  // namespace warpsmith::autotune
