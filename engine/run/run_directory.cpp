@@ -1,0 +1,227 @@
+#include "engine/run/run_directory.hpp"
+
+#include "harness/core/error.hpp"
+#include "harness/core/json_file.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <sys/stat.h>
+
+namespace warpsmith {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+int run_number(const std::string& name)
+{
+    if (name.size() < 5 || name.compare(0, 4, "run-") != 0)
+        return -1;
+    int n = 0;
+    for (char ch : name.substr(4))
+    {
+        if (ch < '0' || ch > '9' || n > 10000000)
+            return -1;
+        n = n * 10 + (ch - '0');
+    }
+    return n;
+}
+
+std::string run_name(int n)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "run-%03d", n);
+    return buf;
+}
+
+// Candidate files are written with temporary file + rename but without fsync: they sit on the search
+// loop's thread, a crash of the process cannot tear them (rename is atomic), and the journal, not
+// these files, is what --resume reads. Run-level files (summary.json, best.*) use write_json_file.
+void write_quick(const fs::path& p, std::string_view bytes)
+{
+    auto tmp = p;
+    tmp += ".tmp";
+    {
+        std::FILE* f = std::fopen(tmp.c_str(), "wb");
+        if (!f)
+            throw user_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+        const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+        if (std::fclose(f) != 0 || !ok)
+            throw user_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+    }
+    std::error_code ec;
+    fs::rename(tmp, p, ec);
+    if (ec)
+        throw user_error("cannot write " + p.string() + ": " + ec.message());
+}
+
+void write_quick_json(const fs::path& p, const json::value& v)
+{
+    write_quick(p, pretty_json(v) + "\n");
+}
+
+void make_dir(const fs::path& p)
+{
+    std::error_code ec;
+    fs::create_directories(p, ec);
+    if (ec)
+        throw user_error("cannot create directory " + p.string() + ": " + ec.message());
+}
+
+}  // namespace
+
+std::string file_name_for_case(std::string_view case_name)
+{
+    std::string out;
+    for (char ch : case_name)
+    {
+        const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                        ch == '.' || ch == '_' || ch == '-';
+        out += ok ? ch : '_';
+    }
+    if (out.empty() || out == "." || out == "..")
+        out = "_" + out;
+    return out;
+}
+
+json::object replay_request_json(const workload& w,
+                                 const std::string& case_name,
+                                 const candidate& cand,
+                                 const std::string& name,
+                                 const json::object& timing,
+                                 std::uint64_t hidden_seed)
+{
+    const auto* c = w.find_case(case_name);
+    return json::object{{"format", "warpsmith-replay-request"},
+                        {"version", 1},
+                        {"tool_version", WARPSMITH_VERSION},
+                        {"name", name},
+                        {"case", case_name},
+                        {"validate_only", c && c->role == case_role::correctness},
+                        {"hidden_seed", hidden_seed},
+                        {"timing", timing},
+                        {"candidate", cand.to_json()},
+                        {"workload", w.to_json()}};
+}
+
+run_directory run_directory::create(const fs::path& results_dir)
+{
+    make_dir(results_dir);
+    int next = 1;
+    std::error_code ec;
+    for (fs::directory_iterator it(results_dir, ec), end; !ec && it != end; it.increment(ec))
+        next = std::max(next, run_number(it->path().filename().string()) + 1);
+    if (ec)
+        throw user_error("cannot read directory " + results_dir.string() + ": " + ec.message());
+    // mkdir either creates the directory or fails with EEXIST: a concurrent warpsmith that took the
+    // same number makes us move on to the next one.
+    for (int attempt = 0; attempt < 1000; ++attempt, ++next)
+    {
+        const auto p = results_dir / run_name(next);
+        if (::mkdir(p.c_str(), 0755) == 0)
+        {
+            run_directory rd(p);
+            make_dir(p / "candidates");
+            make_dir(p / "workload");
+            make_dir(p / "llm");
+            return rd;
+        }
+        if (errno != EEXIST)
+            throw user_error("cannot create run directory " + p.string() + ": " + std::strerror(errno));
+    }
+    throw user_error("cannot find a free run number in " + results_dir.string());
+}
+
+run_directory run_directory::open(const fs::path& path)
+{
+    std::error_code ec;
+    if (!fs::is_directory(path, ec))
+        throw user_error("--resume " + path.string() + ": no such run directory");
+    if (!fs::exists(path / "journal.jsonl", ec) || !fs::exists(path / "run.json", ec))
+        throw user_error("--resume " + path.string() +
+                         ": not a warpsmith run (journal.jsonl and run.json are missing)");
+    run_directory rd(fs::absolute(path));
+    make_dir(rd.path_ / "candidates");
+    make_dir(rd.path_ / "llm");
+    return rd;
+}
+
+void run_directory::write_json(const std::string& file, const json::value& v) const
+{
+    write_json_file(path_ / file, v);
+}
+
+void run_directory::write_text(const std::string& file, std::string_view text) const
+{
+    write_file_atomic(path_ / file, text);
+}
+
+void run_directory::write_workload(const workload& w, const std::optional<std::string>& supplied_reference) const
+{
+    const auto dir = workload_dir();
+    make_dir(dir);
+    const auto wj = w.to_json();
+    write_json_file(dir / "workload.json", wj);
+    write_file_atomic(dir / "reference.cu", w.reference.source);
+    if (w.initial)
+        write_file_atomic(dir / "initial.cu", w.initial->source);
+    if (supplied_reference)
+        write_file_atomic(dir / "supplied-reference.cu", *supplied_reference);
+    write_json_file(dir / "cases.json", json::object{{"cases", wj.as_object().at("cases")}});
+}
+
+json::object candidate_json(const candidate_record& r)
+{
+    json::object o{{"id", r.ec.id},
+                   {"parent", r.ec.parent ? json::value(*r.ec.parent) : json::value(nullptr)},
+                   {"branch", r.ec.branch},
+                   {"iteration", r.ec.iteration},
+                   {"repair_of", r.repair_of ? json::value(*r.repair_of) : json::value(nullptr)},
+                   {"rationale", r.ec.rationale},
+                   {"source_file", "kernel.cu"}};
+    auto cj = r.ec.cand.to_json();
+    for (auto& kv : cj.as_object())
+        if (kv.key() != "source")
+            o[kv.key()] = kv.value();
+    o["meta"] = r.ec.meta;
+    return o;
+}
+
+void run_directory::write_proposed(const candidate_record& r) const
+{
+    const auto dir = candidate_dir(r.id());
+    make_dir(dir);
+    write_quick(dir / "kernel.cu", r.ec.cand.source);
+    write_quick_json(dir / "candidate.json", candidate_json(r));
+}
+
+void run_directory::write_compiled(const candidate_record& r) const
+{
+    const auto dir = candidate_dir(r.id());
+    make_dir(dir);
+    std::string log = r.ec.compile.log;
+    if (!r.ec.compile.compiled && !r.ec.compile.error.empty())
+        log = "error: " + r.ec.compile.error + "\n" + log;
+    write_quick(dir / "compile.log", log);
+}
+
+void run_directory::write_evaluated(const candidate_record& r,
+                                    const workload& w,
+                                    const json::object& timing,
+                                    std::uint64_t hidden_seed) const
+{
+    const auto dir = candidate_dir(r.id());
+    make_dir(dir / "requests");
+    auto ev = evaluated_event(r);
+    ev.erase("event");
+    ev["compile"] = compile_summary_json(r.ec.compile);
+    ev["compile"].as_object().erase("log");
+    write_quick_json(dir / "result.json", ev);
+    for (const auto& c : w.cases)
+        write_quick_json(dir / "requests" / (file_name_for_case(c.name) + ".json"),
+                        replay_request_json(w, c.name, r.ec.cand, r.id(), timing, hidden_seed));
+}
+
+}  // namespace warpsmith

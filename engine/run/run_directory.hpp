@@ -1,0 +1,80 @@
+#pragma once
+
+// The run directory results/run-NNN/ (SPEC §4; every file is documented with an example in
+// docs/run-directory.md). This class knows the layout and writes the per-candidate files; the
+// journal (journal.hpp) is the source of truth and every other file can be rebuilt from it.
+// All JSON files are written atomically (temporary file + rename).
+
+#include "engine/run/candidate_record.hpp"
+#include "harness/workload/workload.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace warpsmith {
+
+/// A per-case replay request, the file format `warpsmith run REQUEST.json` reads
+/// (docs/run-directory.md, "requests/<case>.json"): self-contained, with the workload inline.
+boost::json::object replay_request_json(const workload& w,
+                                        const std::string& case_name,
+                                        const candidate& cand,
+                                        const std::string& name,
+                                        const boost::json::object& timing,
+                                        std::uint64_t hidden_seed);
+
+/// Case names made safe as file names: every byte outside [A-Za-z0-9._-] becomes '_'.
+std::string file_name_for_case(std::string_view case_name);
+
+class run_directory
+{
+public:
+    /// Claims the next free results_dir/run-NNN (three digits or more, one past the highest
+    /// existing number). mkdir is the claim, so two warpsmith processes never share a run.
+    /// Creates results_dir, then candidates/, workload/ and llm/ inside the run. Throws user_error
+    /// naming the directory when it cannot be created or written.
+    static run_directory create(const std::filesystem::path& results_dir);
+
+    /// Opens an existing run for --resume; user_error when path holds no run.json and journal.jsonl.
+    static run_directory open(const std::filesystem::path& path);
+
+    const std::filesystem::path& path() const { return path_; }
+    std::string name() const { return path_.filename().string(); }
+    std::filesystem::path journal_path() const { return path_ / "journal.jsonl"; }
+    std::filesystem::path run_json_path() const { return path_ / "run.json"; }
+    std::filesystem::path workload_dir() const { return path_ / "workload"; }
+    std::filesystem::path llm_dir() const { return path_ / "llm"; }
+    std::filesystem::path candidate_dir(const std::string& id) const { return path_ / "candidates" / id; }
+
+    /// workload/: workload.json (self-contained, sources inline), reference.cu, initial.cu (when
+    /// the workload has one), cases.json, and supplied-reference.cu when the user gave --reference.
+    void write_workload(const workload& w, const std::optional<std::string>& supplied_reference) const;
+
+    /// candidates/<id>/kernel.cu and candidate.json.
+    void write_proposed(const candidate_record& r) const;
+    /// candidates/<id>/compile.log.
+    void write_compiled(const candidate_record& r) const;
+    /// candidates/<id>/result.json and requests/<case>.json for every case of the workload.
+    void write_evaluated(const candidate_record& r,
+                         const workload& w,
+                         const boost::json::object& timing,
+                         std::uint64_t hidden_seed) const;
+
+    /// Writes <run>/<file> atomically.
+    void write_json(const std::string& file, const boost::json::value& v) const;
+    void write_text(const std::string& file, std::string_view text) const;
+
+private:
+    explicit run_directory(std::filesystem::path p) : path_(std::move(p)) {}
+    std::filesystem::path path_;
+};
+
+/// candidate.json of a record: the candidate without its source (that is kernel.cu) plus id,
+/// parent, branch, iteration, repair_of, rationale and meta.
+boost::json::object candidate_json(const candidate_record& r);
+
+}  // namespace warpsmith

@@ -1,0 +1,64 @@
+#pragma once
+
+// What the search loop needs from the machines that compile and evaluate candidates. Two
+// implementations: executor_backend (the real one: compile_pool + one gpu_executor per GPU, each
+// driving a warpsmith-worker) and simulated_backend (timers and deterministic fake results, for
+// tests and bench/pipeline). The search loop never knows which one it drives.
+//
+// Threading: every member is called on the engine's io_context thread and every awaitable
+// completes there. The search loop itself guarantees that at most one evaluate() or
+// time_interleaved() per GPU is outstanding (resource_pool), but backends serialize per GPU on
+// their own as well.
+
+#include "engine/executors/gpu_executor.hpp"
+#include "harness/compile/compile_request.hpp"
+#include "harness/workload/workload.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/object.hpp>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace warpsmith {
+
+struct gpu_status
+{
+    int queued = 0;            ///< Requests waiting for this GPU inside the backend.
+    bool busy = false;         ///< A request is running on it.
+    double busy_seconds = 0;   ///< Total time spent on requests so far.
+    int restarts = 0;          ///< Worker restarts after faults, hangs and crashes.
+};
+
+class evaluation_backend
+{
+public:
+    virtual ~evaluation_backend() = default;
+
+    /// Starts the workers and loads the workload on every GPU (reference compiled and run there).
+    /// Throws user_error when there is no usable GPU or the reference fails on a worker.
+    virtual boost::asio::awaitable<void> start(const workload& w, std::uint64_t hidden_seed) = 0;
+    /// Compiles on the CPU workers; a compile error is a value (compiled == false).
+    virtual boost::asio::awaitable<compile_output> compile(compile_request request) = 0;
+    /// Validates and times one compiled candidate on one GPU. A fault, hang or crash is an invalid
+    /// result (the worker restarted), never an exception; exceptions mean the GPU is unusable.
+    /// Supports terminal cancellation.
+    virtual boost::asio::awaitable<gpu_evaluation> evaluate(int gpu, evaluate_request request) = 0;
+    /// The final confirmation: entries (key -> compiled candidate) timed interleaved on one GPU.
+    /// Returns {"timings": {key: {case: timing}}} as in the worker protocol's time_interleaved.
+    virtual boost::asio::awaitable<boost::json::object> time_interleaved(
+        int gpu, std::vector<std::pair<std::string, evaluate_request>> entries, int rounds) = 0;
+    /// Stops the workers (politely, then firmly).
+    virtual boost::asio::awaitable<void> stop() = 0;
+
+    virtual int gpu_count() const = 0;
+    /// The device description of one GPU (worker protocol `device_info`: name, arch, ...).
+    virtual const boost::json::object& device_info(int gpu) const = 0;
+    virtual gpu_status status(int gpu) const = 0;
+    /// Compiles running or waiting.
+    virtual int compiles_in_flight() const = 0;
+};
+
+}  // namespace warpsmith

@@ -1,0 +1,96 @@
+#include "engine/search/executor_backend.hpp"
+
+#include "harness/core/error.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/deferred.hpp>
+#include <boost/asio/experimental/parallel_group.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace warpsmith {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+executor_backend::executor_backend(asio::io_context& ioc, executor_backend_options opts) : opts_(std::move(opts))
+{
+    if (opts_.devices.empty())
+        throw user_error("no GPU selected (--gpus)");
+    pool_ = std::make_unique<compile_pool>(ioc, opts_.launch, opts_.compile);
+    for (int d : opts_.devices)
+    {
+        gpus_.push_back(std::make_unique<gpu_executor>(ioc, opts_.launch, d, opts_.gpu));
+        devices_.push_back(json::object{{"index", d}});
+    }
+}
+
+executor_backend::~executor_backend() = default;
+
+asio::awaitable<void> executor_backend::start_one(int gpu, const workload& w, std::uint64_t hidden_seed)
+{
+    auto hello = co_await gpus_[gpu]->start();
+    if (const auto* dev = hello.if_contains("device"); dev && dev->is_object())
+        devices_[gpu] = dev->get_object();
+    devices_[gpu]["index"] = opts_.devices[gpu];
+    for (const char* key : {"driver_version", "nvrtc_version", "worker_version"})
+        if (const auto* v = hello.if_contains(key))
+            devices_[gpu][key] = *v;
+    co_await gpus_[gpu]->load(w, hidden_seed);
+}
+
+asio::awaitable<void> executor_backend::start(const workload& w, std::uint64_t hidden_seed)
+{
+    auto ex = co_await asio::this_coro::executor;
+    using op_type = decltype(asio::co_spawn(ex, start_one(0, w, 0), asio::deferred));
+    std::vector<op_type> ops;
+    for (int g = 0; g < gpu_count(); ++g)
+        ops.push_back(asio::co_spawn(ex, start_one(g, w, hidden_seed), asio::deferred));
+    auto group = asio::experimental::make_parallel_group(std::move(ops));
+    auto [order, errors] = co_await group.async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
+    (void)order;
+    for (auto& e : errors)
+        if (e)
+            std::rethrow_exception(e);
+}
+
+asio::awaitable<compile_output> executor_backend::compile(compile_request request)
+{
+    co_return co_await pool_->compile(std::move(request));
+}
+
+asio::awaitable<gpu_evaluation> executor_backend::evaluate(int gpu, evaluate_request request)
+{
+    co_return co_await gpus_.at(gpu)->evaluate(std::move(request));
+}
+
+asio::awaitable<json::object> executor_backend::time_interleaved(
+    int gpu, std::vector<std::pair<std::string, evaluate_request>> entries, int rounds)
+{
+    co_return co_await gpus_.at(gpu)->time_interleaved(std::move(entries), rounds);
+}
+
+asio::awaitable<void> executor_backend::stop()
+{
+    for (auto& g : gpus_)
+        co_await g->stop();
+    co_await pool_->stop();
+}
+
+gpu_status executor_backend::status(int gpu) const
+{
+    const auto& g = *gpus_.at(gpu);
+    gpu_status s;
+    s.queued = g.queued();
+    s.busy = g.busy();
+    s.busy_seconds = g.busy_seconds();
+    s.restarts = g.restarts();
+    return s;
+}
+
+int executor_backend::compiles_in_flight() const
+{
+    return pool_->in_flight();
+}
+
+}  // namespace warpsmith

@@ -1,0 +1,196 @@
+#include "engine/search/progress.hpp"
+
+#include "engine/search/budget.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+namespace warpsmith {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string fmt(const char* f, double x)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, x);
+    return buf;
+}
+
+std::string str(const json::object& o, std::string_view key)
+{
+    const auto* v = o.if_contains(key);
+    if (!v)
+        return {};
+    if (v->is_string())
+        return std::string(v->get_string());
+    if (v->is_int64())
+        return std::to_string(v->get_int64());
+    return {};
+}
+
+double num(const json::object& o, std::string_view key)
+{
+    const auto* v = o.if_contains(key);
+    if (!v)
+        return 0;
+    if (v->is_double())
+        return v->get_double();
+    if (v->is_int64())
+        return static_cast<double>(v->get_int64());
+    return 0;
+}
+
+std::string tokens_text(std::int64_t t)
+{
+    if (t >= 1000000)
+        return fmt("%.1fM", t / 1e6);
+    if (t >= 1000)
+        return fmt("%.1fk", t / 1e3);
+    return std::to_string(t);
+}
+
+}  // namespace
+
+json::object progress_snapshot::to_json() const
+{
+    return json::object{
+        {"iteration", iteration},
+        {"max_iterations", max_iterations ? json::value(*max_iterations) : json::value(nullptr)},
+        {"branches", json::object{{"proposing", proposing}, {"compiling", compiling}, {"queued", queued}, {"timing", timing}}},
+        {"proposed", proposed},
+        {"evaluated", evaluated},
+        {"valid", valid},
+        {"best_speedup", best_speedup ? json::value(*best_speedup) : json::value(nullptr)},
+        {"best", best_id.empty() ? json::value(nullptr) : json::value(best_id)},
+        {"usage", warpsmith::to_json(usage)},
+        {"gpu_busy_fraction", gpu_busy_fraction},
+        {"elapsed_seconds", elapsed_seconds}};
+}
+
+std::string progress_snapshot::line() const
+{
+    std::string s = "it " + std::to_string(iteration);
+    if (max_iterations)
+        s += "/" + std::to_string(*max_iterations);
+    s += " | model " + std::to_string(proposing) + " compile " + std::to_string(compiling) + " queued " +
+         std::to_string(queued) + " timing " + std::to_string(timing);
+    s += " | " + std::to_string(evaluated) + " evaluated, " + std::to_string(valid) + " valid";
+    if (best_speedup)
+        s += " | best " + fmt("%.2fx", *best_speedup) + " " + best_id;
+    const auto tokens = budget_tracker::counted_tokens(usage);
+    if (tokens > 0 || usage.cost_usd > 0)
+        s += " | " + tokens_text(tokens) + " tok " + fmt("$%.2f", usage.cost_usd);
+    s += " | GPU " + fmt("%.0f%%", 100 * gpu_busy_fraction);
+    s += " | " + fmt("%.0f s", elapsed_seconds);
+    return s;
+}
+
+std::string describe_event(const json::object& ev)
+{
+    const auto type = str(ev, "event");
+    if (type == "evaluated")
+    {
+        std::string s = str(ev, "id");
+        const auto* valid = ev.if_contains("valid");
+        if (valid && valid->is_bool() && valid->get_bool())
+        {
+            s += " valid    " + fmt("%.3fx", num(ev, "speedup_vs_reference")) + " vs reference, score " +
+                 fmt("%.2f us", num(ev, "score_us"));
+        }
+        else
+        {
+            std::string kind, message;
+            if (const auto* f = ev.if_contains("failure"); f && f->is_object())
+            {
+                kind = str(f->get_object(), "kind");
+                message = str(f->get_object(), "message");
+            }
+            if (message.size() > 100)
+                message = message.substr(0, 97) + "...";
+            if (auto nl = message.find('\n'); nl != std::string::npos)
+                message = message.substr(0, nl);
+            s += " invalid  " + kind + (message.empty() ? "" : ": " + message);
+        }
+        return s;
+    }
+    if (type == "iteration_finished")
+        return "iteration " + str(ev, "iteration") + " finished";
+    if (type == "proposal_failed")
+        return "branch " + str(ev, "branch") + ": strategy failed: " + str(ev, "error");
+    if (type == "branch_stopped")
+        return "branch " + str(ev, "branch") + " stopped (" + str(ev, "reason") + ")";
+    if (type == "stop_requested")
+        return "stopping: " + str(ev, "reason");
+    if (type == "baseline")
+    {
+        const auto* valid = ev.if_contains("valid");
+        return str(ev, "key") + " on GPU " + str(ev, "gpu") + ": " +
+               (valid && valid->is_bool() && valid->get_bool() ? fmt("%.2f us", num(ev, "score_us")) : "invalid");
+    }
+    return {};
+}
+
+progress_reporter::progress_reporter(progress_mode mode, std::FILE* out, double plain_interval)
+    : mode_(mode), out_(out), plain_interval_(plain_interval)
+{
+}
+
+void progress_reporter::permanent(const std::string& text)
+{
+    if (mode_ == progress_mode::tty && status_shown_)
+        std::fputs("\r\033[K", out_);
+    std::fputs(text.c_str(), out_);
+    std::fputc('\n', out_);
+    status_shown_ = false;
+}
+
+void progress_reporter::status(const progress_snapshot& now)
+{
+    if (mode_ == progress_mode::tty)
+    {
+        std::fputs("\r\033[K", out_);
+        std::fputs(now.line().c_str(), out_);
+        status_shown_ = true;
+    }
+    else if (mode_ == progress_mode::plain && now.elapsed_seconds - last_plain_ >= plain_interval_)
+    {
+        last_plain_ = now.elapsed_seconds;
+        std::fputs(("status: " + now.line() + "\n").c_str(), out_);
+    }
+}
+
+void progress_reporter::event(const json::object& ev, const progress_snapshot& now)
+{
+    if (mode_ == progress_mode::quiet)
+        return;
+    if (mode_ == progress_mode::json)
+    {
+        json::object line{{"type", "progress"}, {"event", ev}, {"status", now.to_json()}};
+        // Candidate results are summarized; the full result is in result.json.
+        if (auto* e = line["event"].if_object())
+            e->erase("result");
+        std::fputs((json::serialize(line) + "\n").c_str(), out_);
+        std::fflush(out_);
+        return;
+    }
+    if (auto text = describe_event(ev); !text.empty())
+        permanent(text);
+    status(now);
+    std::fflush(out_);
+}
+
+void progress_reporter::finish()
+{
+    if (mode_ == progress_mode::tty && status_shown_)
+    {
+        std::fputs("\r\033[K", out_);
+        std::fflush(out_);
+        status_shown_ = false;
+    }
+}
+
+}  // namespace warpsmith

@@ -1,0 +1,195 @@
+#include "engine/search/scoring.hpp"
+
+#include "harness/timing/timing_stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace warpsmith {
+
+namespace json = boost::json;
+
+namespace {
+
+std::optional<double> number(const json::value* v)
+{
+    if (!v)
+        return std::nullopt;
+    if (v->is_double())
+        return v->get_double();
+    if (v->is_int64())
+        return static_cast<double>(v->get_int64());
+    if (v->is_uint64())
+        return static_cast<double>(v->get_uint64());
+    return std::nullopt;
+}
+
+bool positive_finite(double x)
+{
+    return std::isfinite(x) && x > 0;
+}
+
+}  // namespace
+
+case_medians performance_medians(const json::value& result)
+{
+    case_medians out;
+    const auto* obj = result.if_object();
+    if (!obj)
+        return out;
+    const auto* cases = obj->if_contains("cases");
+    if (!cases || !cases->is_array())
+        return out;
+    for (const auto& c : cases->get_array())
+    {
+        const auto* co = c.if_object();
+        if (!co)
+            continue;
+        const auto* role = co->if_contains("role");
+        const auto* name = co->if_contains("name");
+        const auto* timing = co->if_contains("timing");
+        if (!name || !name->is_string() || !timing || !timing->is_object())
+            continue;
+        if (role && role->is_string() && role->get_string() != "performance")
+            continue;
+        if (auto m = number(timing->get_object().if_contains("median_us")); m && positive_finite(*m))
+            out[std::string(name->get_string())] = *m;
+    }
+    return out;
+}
+
+std::optional<double> score_of(const case_medians& medians)
+{
+    std::vector<double> values;
+    for (const auto& [k, m] : medians)
+        if (positive_finite(m))
+            values.push_back(m);
+    if (values.empty())
+        return std::nullopt;
+    return geometric_mean(values);
+}
+
+std::optional<double> geomean_speedup(const case_medians& base, const case_medians& cand)
+{
+    std::vector<double> ratios;
+    for (const auto& [k, c] : cand)
+    {
+        auto it = base.find(k);
+        if (it != base.end() && positive_finite(it->second) && positive_finite(c))
+            ratios.push_back(it->second / c);
+    }
+    if (ratios.empty())
+        return std::nullopt;
+    return geometric_mean(ratios);
+}
+
+bool better_candidate(const evaluated_candidate& a, const evaluated_candidate& b)
+{
+    if (a.valid != b.valid)
+        return a.valid;
+    if (a.speedup_vs_reference != b.speedup_vs_reference)
+        return a.speedup_vs_reference > b.speedup_vs_reference;
+    if (a.score_us != b.score_us)
+        return a.score_us < b.score_us;
+    return a.id < b.id;
+}
+
+std::vector<std::string> top_candidates(const std::vector<evaluated_candidate>& history, int k)
+{
+    std::vector<const evaluated_candidate*> valid;
+    for (const auto& c : history)
+        if (c.valid && c.score_us > 0)
+            valid.push_back(&c);
+    std::sort(valid.begin(), valid.end(), [](auto* a, auto* b) { return better_candidate(*a, *b); });
+    std::vector<std::string> out;
+    for (const auto* c : valid)
+    {
+        if (static_cast<int>(out.size()) >= k)
+            break;
+        out.push_back(c->id);
+    }
+    return out;
+}
+
+confirmation_decision decide_confirmation(const json::object& response, const std::vector<confirmation_input>& inputs)
+{
+    confirmation_decision d;
+    const auto* timings = response.if_contains("timings");
+    if (!timings || !timings->is_object())
+        return d;
+    auto medians_of = [&](const std::string& key) {
+        case_medians m;
+        const auto* e = timings->get_object().if_contains(key);
+        if (!e || !e->is_object())
+            return m;
+        for (const auto& kv : e->get_object())
+            if (kv.value().is_object())
+                if (auto x = number(kv.value().get_object().if_contains("median_us")); x && positive_finite(*x))
+                    m[std::string(kv.key())] = *x;
+        return m;
+    };
+    const auto reference = medians_of("reference");
+    const auto initial = medians_of("initial");
+    double sum_abs = 0;
+    int diffs = 0;
+    for (const auto& in : inputs)
+    {
+        confirmed_entry e;
+        e.key = in.key;
+        e.eligible = in.eligible;
+        e.medians = medians_of(in.key);
+        auto score = score_of(e.medians);
+        if (!score)
+            continue;
+        e.score_us = *score;
+        e.speedup_vs_reference = geomean_speedup(reference, e.medians).value_or(0);
+        e.speedup_vs_initial = geomean_speedup(initial, e.medians).value_or(0);
+        e.search_score_us = in.search_score_us;
+        if (in.search_score_us && *in.search_score_us > 0)
+        {
+            e.rel_diff = e.score_us / *in.search_score_us - 1;
+            d.max_abs_rel_diff = std::max(d.max_abs_rel_diff, std::abs(*e.rel_diff));
+            sum_abs += std::abs(*e.rel_diff);
+            ++diffs;
+        }
+        d.entries.push_back(std::move(e));
+    }
+    if (diffs > 0)
+        d.mean_abs_rel_diff = sum_abs / diffs;
+    std::stable_sort(d.entries.begin(), d.entries.end(), [](const auto& a, const auto& b) {
+        return a.score_us < b.score_us;
+    });
+    for (const auto& e : d.entries)
+        if (e.eligible)
+        {
+            d.winner = e.key;
+            break;
+        }
+    return d;
+}
+
+json::object confirmation_decision::to_json() const
+{
+    json::array arr;
+    for (const auto& e : entries)
+    {
+        json::object m;
+        for (const auto& [k, v] : e.medians)
+            m[k] = v;
+        arr.push_back(json::object{
+            {"key", e.key},
+            {"eligible", e.eligible},
+            {"score_us", e.score_us},
+            {"speedup_vs_reference", e.speedup_vs_reference},
+            {"speedup_vs_initial", e.speedup_vs_initial},
+            {"search_score_us", e.search_score_us ? json::value(*e.search_score_us) : json::value(nullptr)},
+            {"rel_diff_vs_search", e.rel_diff ? json::value(*e.rel_diff) : json::value(nullptr)},
+            {"case_median_us", std::move(m)}});
+    }
+    return json::object{{"entries", std::move(arr)},
+                        {"winner", winner ? json::value(*winner) : json::value(nullptr)},
+                        {"max_abs_rel_diff_vs_search", max_abs_rel_diff},
+                        {"mean_abs_rel_diff_vs_search", mean_abs_rel_diff}};
+}
+
+}  // namespace warpsmith

@@ -1,0 +1,1338 @@
+#include "engine/search/search_engine.hpp"
+
+#include "engine/search/resource_pool.hpp"
+#include "engine/search/scoring.hpp"
+#include "engine/search/search_scheduler.hpp"
+#include "harness/compile/compile_options.hpp"
+#include "harness/core/error.hpp"
+#include "harness/core/json_file.hpp"
+#include "harness/core/log.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/deferred.hpp>
+#include <boost/asio/experimental/channel.hpp>
+#include <boost/asio/experimental/parallel_group.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/array.hpp>
+
+#include <cmath>
+#include <deque>
+#include <map>
+
+namespace warpsmith {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+double seconds(clock_source::duration d)
+{
+    return std::chrono::duration<double>(d).count();
+}
+
+clock_source::duration from_seconds(double s)
+{
+    return std::chrono::duration_cast<clock_source::duration>(std::chrono::duration<double>(std::max(0.0, s)));
+}
+
+json::object medians_json(const case_medians& m)
+{
+    json::object o;
+    for (const auto& [k, v] : m)
+        o[k] = v;
+    return o;
+}
+
+template <class T>
+json::value opt_json(const std::optional<T>& v)
+{
+    return v ? json::value(*v) : json::value(nullptr);
+}
+
+/// The failure of an invalid evaluation result: {kind, message} with the case named.
+std::pair<std::string, std::string> failure_of(const json::value& result)
+{
+    std::string kind = "invalid", message;
+    const auto* o = result.if_object();
+    const auto* f = o ? o->if_contains("failure") : nullptr;
+    if (f && f->is_object())
+    {
+        const auto& fo = f->get_object();
+        if (const auto* k = fo.if_contains("kind"); k && k->is_string())
+            kind = std::string(k->get_string());
+        if (const auto* m = fo.if_contains("message"); m && m->is_string())
+            message = std::string(m->get_string());
+        if (const auto* c = fo.if_contains("case"); c && c->is_string() && !c->get_string().empty())
+            message = "case " + std::string(c->get_string()) + ": " + message;
+    }
+    return {kind, message};
+}
+
+bool result_valid(const json::value& result)
+{
+    const auto* o = result.if_object();
+    const auto* s = o ? o->if_contains("status") : nullptr;
+    return s && s->is_string() && s->get_string() == "valid";
+}
+
+compile_request request_for(const candidate& c, const std::string& name, const std::string& arch)
+{
+    compile_request r;
+    r.source = c.source;
+    r.entry = c.entry;
+    r.options = c.options;
+    for (auto& d : define_options(c.defines))
+        r.options.push_back(std::move(d));
+    r.arch = arch;
+    r.name = name + ".cu";
+    return r;
+}
+
+}  // namespace
+
+json::object search_options::to_json() const
+{
+    return json::object{{"branches", branches},
+                        {"async", async},
+                        {"budgets", budgets.to_json()},
+                        {"grace_seconds", grace_seconds},
+                        {"confirm_top", confirm_top},
+                        {"confirm_rounds", confirm_rounds},
+                        {"timing", timing.to_json()},
+                        {"max_repairs", max_repairs},
+                        {"max_strategy_failures", max_strategy_failures},
+                        {"hidden_seed", hidden_seed}};
+}
+
+search_options search_options::from_json(const json::value& v, std::string_view origin)
+{
+    search_options o;
+    const auto* obj = v.if_object();
+    if (!obj)
+        throw user_error(std::string(origin) + ": the search settings must be an object");
+    auto bad = [&](std::string_view key) -> user_error {
+        return user_error(std::string(origin) + ": '" + std::string(key) + "' has the wrong type");
+    };
+    auto get_int = [&](const json::object& o, std::string_view key, int& out) {
+        if (const auto* x = o.if_contains(key))
+        {
+            if (!x->is_int64())
+                throw bad(key);
+            out = static_cast<int>(x->get_int64());
+        }
+    };
+    auto get_double = [&](const json::object& o, std::string_view key, double& out) {
+        if (const auto* x = o.if_contains(key))
+        {
+            if (!x->is_number())
+                throw bad(key);
+            out = x->to_number<double>();
+        }
+    };
+    auto get_opt_int = [&](const json::object& o, std::string_view key, auto& out) {
+        if (const auto* x = o.if_contains(key); x && !x->is_null())
+        {
+            if (!x->is_int64())
+                throw bad(key);
+            out = x->get_int64();
+        }
+    };
+    auto get_opt_double = [&](const json::object& o, std::string_view key, std::optional<double>& out) {
+        if (const auto* x = o.if_contains(key); x && !x->is_null())
+        {
+            if (!x->is_number())
+                throw bad(key);
+            out = x->to_number<double>();
+        }
+    };
+    get_int(*obj, "branches", o.branches);
+    if (const auto* x = obj->if_contains("async"); x && x->is_bool())
+        o.async = x->get_bool();
+    get_double(*obj, "grace_seconds", o.grace_seconds);
+    get_int(*obj, "confirm_top", o.confirm_top);
+    get_int(*obj, "confirm_rounds", o.confirm_rounds);
+    get_int(*obj, "max_repairs", o.max_repairs);
+    get_int(*obj, "max_strategy_failures", o.max_strategy_failures);
+    if (const auto* x = obj->if_contains("hidden_seed"))
+    {
+        if (!x->is_uint64() && !x->is_int64())
+            throw bad("hidden_seed");
+        o.hidden_seed = x->to_number<std::uint64_t>();
+    }
+    if (const auto* t = obj->if_contains("timing"); t && t->is_object())
+    {
+        const auto& to = t->get_object();
+        get_int(to, "warmup", o.timing.warmup);
+        get_int(to, "iterations", o.timing.iterations);
+        if (const auto* m = to.if_contains("mode"); m && m->is_string())
+            o.timing.mode = std::string(m->get_string());
+        get_double(to, "target_rel_noise", o.timing.target_rel_noise);
+    }
+    if (const auto* b = obj->if_contains("budgets"); b && b->is_object())
+    {
+        const auto& bo = b->get_object();
+        get_opt_int(bo, "max_iterations", o.budgets.iterations);
+        get_opt_int(bo, "max_candidates", o.budgets.candidates);
+        get_opt_double(bo, "max_wall_seconds", o.budgets.wall_seconds);
+        get_opt_int(bo, "max_tokens", o.budgets.tokens);
+        get_opt_double(bo, "max_cost_usd", o.budgets.cost_usd);
+    }
+    return o;
+}
+
+struct search_engine::impl : strategy_services
+{
+    /// One running pipeline (a branch's proposal, or the evaluation of pending candidates).
+    struct pipeline_slot
+    {
+        int branch = 0;
+        bool recovery = false;  ///< Evaluates candidates left pending by an earlier session.
+        /// The scheduler already heard how this pipeline ended (failed, nothing, recorded); by
+        /// then the branch may run its next pipeline, which pipeline_ended() must not touch.
+        bool reported = false;
+        asio::cancellation_signal signal;
+        bool cancel_requested = false;
+    };
+
+    struct baseline
+    {
+        bool valid = false;
+        case_medians medians;
+        std::optional<double> score;
+    };
+
+    impl(asio::io_context& ioc,
+         evaluation_backend& backend,
+         strategy& strat,
+         clock_source& clock,
+         const workload& w,
+         search_options opts,
+         const run_directory& run,
+         journal_writer& journal,
+         json::object run_info,
+         progress_sink* progress)
+        : ioc_(ioc),
+          backend_(backend),
+          strat_(strat),
+          clock_(clock),
+          work_(w),
+          opts_(std::move(opts)),
+          run_(run),
+          journal_(journal),
+          run_info_(std::move(run_info)),
+          progress_(progress),
+          sched_(scheduler_config{opts_.branches,
+                                  !opts_.async,
+                                  opts_.budgets.iterations,
+                                  opts_.budgets.candidates,
+                                  opts_.max_repairs,
+                                  opts_.max_strategy_failures}),
+          budget_(opts_.budgets),
+          gpus_(ioc.get_executor(), std::max(1, backend.gpu_count())),
+          wake_(ioc.get_executor(), 1)
+    {
+    }
+
+    // ---- strategy_services ----
+
+    asio::awaitable<compile_output> compile(compile_request request) override
+    {
+        request.arch = arch_;
+        co_return co_await backend_.compile(std::move(request));
+    }
+
+    bool record_usage(int branch, const token_usage& u) override
+    {
+        json::object ev = to_json(u);
+        ev["event"] = "usage";
+        ev["branch"] = branch;
+        journal(std::move(ev));
+        if (auto reason = budget_.add_usage(u))
+            request_stop(*reason, false);
+        return !budget_.usage_exhausted();
+    }
+
+    std::string llm_record_dir() const override { return run_.llm_dir().string(); }
+
+    // ---- journal and progress ----
+
+    void journal(json::object ev)
+    {
+        journal_.append(ev);
+        if (progress_)
+            progress_->event(ev, snapshot());
+    }
+
+    void notify_progress()
+    {
+        // Stage changes are not journaled; the status line still wants them.
+        if (progress_)
+            progress_->event(json::object{{"event", "status"}}, snapshot());
+    }
+
+    progress_snapshot snapshot() const
+    {
+        progress_snapshot s;
+        s.iteration = opts_.async ? 0 : sched_.current_iteration();
+        if (opts_.async)
+            for (const auto& c : history_)
+                s.iteration = std::max(s.iteration, c.iteration);
+        s.max_iterations = opts_.budgets.iterations;
+        const auto counts = sched_.stage_counts();
+        s.proposing = counts[static_cast<int>(branch_stage::proposing)];
+        s.compiling = counts[static_cast<int>(branch_stage::compiling)];
+        s.queued = counts[static_cast<int>(branch_stage::queued)];
+        s.timing = counts[static_cast<int>(branch_stage::timing)];
+        s.proposed = static_cast<int>(records_.size());
+        s.evaluated = static_cast<int>(history_.size());
+        for (const auto& c : history_)
+            s.valid += c.valid ? 1 : 0;
+        if (best_)
+        {
+            s.best_speedup = records_[*best_].ec.speedup_vs_reference;
+            s.best_id = records_[*best_].id();
+        }
+        s.usage = budget_.usage();
+        s.elapsed_seconds = seconds(clock_.now() - t_start_);
+        s.gpu_busy_fraction = busy_fraction();
+        return s;
+    }
+
+    double busy_fraction() const
+    {
+        const double elapsed = seconds(clock_.now() - t_start_);
+        const int n = backend_.gpu_count();
+        if (elapsed <= 0 || n <= 0)
+            return 0;
+        double busy = 0;
+        for (int g = 0; g < n; ++g)
+            busy += backend_.status(g).busy_seconds;
+        return std::min(1.0, busy / (elapsed * n));
+    }
+
+    void wake() { wake_.try_send(boost::system::error_code{}); }
+
+    // ---- the view strategies get ----
+
+    search_view view(int iteration) const
+    {
+        search_view v;
+        v.work = &work_;
+        v.device = backend_.device_info(0);
+        v.history = &history_;
+        v.best = best_ ? &records_[*best_].ec : nullptr;
+        if (!ref_.empty())
+            v.reference_median_us = ref_[0].medians;
+        if (!init_.empty() && init_[0].valid)
+            v.initial_median_us = init_[0].medians;
+        v.iteration = iteration;
+        v.branches = opts_.branches;
+        return v;
+    }
+
+    // ---- baselines ----
+
+    /// The reference and the initial kernel on one GPU. Baselines run before the search loop starts
+    /// (and confirmation after it ends), so they need no GPU assignment from the pool.
+    asio::awaitable<void> baseline_on_gpu(int gpu,
+                                          std::string cubin_ref,
+                                          std::optional<std::string> cubin_init,
+                                          std::optional<candidate> init_cand)
+    {
+        evaluate_request ref_req;
+        ref_req.name = "reference";
+        ref_req.cand = candidate::from_kernel(work_.reference);
+        ref_req.cubin = std::move(cubin_ref);
+        ref_req.timing = opts_.timing;
+        const auto ref_eval = co_await backend_.evaluate(gpu, std::move(ref_req));
+        record_baseline("reference", gpu, ref_eval, ref_.at(gpu));
+        if (!ref_[gpu].valid)
+        {
+            auto [kind, message] = failure_of(ref_eval.result);
+            throw user_error("the reference fails its own validation on GPU " + std::to_string(gpu) + ": " + kind +
+                             (message.empty() ? "" : ": " + message));
+        }
+        if (cubin_init && init_cand)
+        {
+            evaluate_request init_req;
+            init_req.name = "initial";
+            init_req.cand = *init_cand;
+            init_req.cubin = std::move(*cubin_init);
+            init_req.timing = opts_.timing;
+            const auto init_eval = co_await backend_.evaluate(gpu, std::move(init_req));
+            record_baseline("initial", gpu, init_eval, init_.at(gpu));
+        }
+    }
+
+    void record_baseline(const std::string& key, int gpu, const gpu_evaluation& ev, baseline& out)
+    {
+        out.valid = result_valid(ev.result);
+        out.medians = out.valid ? performance_medians(ev.result) : case_medians{};
+        out.score = score_of(out.medians);
+        json::value failure = nullptr;
+        if (!out.valid)
+        {
+            auto [kind, message] = failure_of(ev.result);
+            failure = json::object{{"kind", kind}, {"message", message}};
+        }
+        journal(json::object{{"event", "baseline"},
+                             {"key", key},
+                             {"gpu", gpu},
+                             {"valid", out.valid},
+                             {"failure", std::move(failure)},
+                             {"score_us", opt_json(out.score)},
+                             {"case_median_us", medians_json(out.medians)},
+                             {"busy_ms", ev.busy_ms},
+                             {"result", ev.result}});
+    }
+
+    asio::awaitable<void> evaluate_baselines()
+    {
+        const int n = backend_.gpu_count();
+        ref_.assign(n, baseline{});
+        init_.assign(n, baseline{});
+        auto ref_req = request_for(candidate::from_kernel(work_.reference), "reference", arch_);
+        auto ref_out = co_await backend_.compile(std::move(ref_req));
+        if (!ref_out.compiled)
+            throw user_error("the reference kernel does not compile: " + ref_out.error);
+        std::optional<std::string> init_cubin;
+        std::optional<candidate> init_cand;
+        if (work_.initial)
+        {
+            init_cand = candidate::from_kernel(*work_.initial);
+            auto init_req = request_for(*init_cand, "initial", arch_);
+            auto init_out = co_await backend_.compile(std::move(init_req));
+            if (init_out.compiled)
+                init_cubin = std::move(init_out.cubin);
+            else
+            {
+                log_warn("the initial kernel does not compile: " + init_out.error);
+                journal(json::object{{"event", "baseline"},
+                                     {"key", "initial"},
+                                     {"gpu", -1},
+                                     {"valid", false},
+                                     {"failure", json::object{{"kind", "compile_error"}, {"message", init_out.error}}},
+                                     {"score_us", nullptr},
+                                     {"case_median_us", json::object{}},
+                                     {"result", nullptr}});
+            }
+        }
+        // One task per GPU, all at once: each holds its GPU for the reference and initial kernel.
+        auto ex = co_await asio::this_coro::executor;
+        using op_type = decltype(asio::co_spawn(
+            ex, baseline_on_gpu(0, std::string(), std::nullopt, std::nullopt), asio::deferred));
+        std::vector<op_type> ops;
+        for (int g = 0; g < n; ++g)
+            ops.push_back(asio::co_spawn(ex, baseline_on_gpu(g, ref_out.cubin, init_cubin, init_cand), asio::deferred));
+        auto group = asio::experimental::make_parallel_group(std::move(ops));
+        auto [order, errors] = co_await group.async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
+        (void)order;
+        for (auto& e : errors)
+            if (e)
+                std::rethrow_exception(e);
+    }
+
+    // ---- candidates ----
+
+    std::size_t add_record(const propose_action& a, proposal p)
+    {
+        candidate_record rec;
+        rec.ec.id = candidate_id(next_number_++);
+        rec.ec.branch = a.branch;
+        rec.ec.iteration = a.iteration;
+        rec.ec.parent = std::move(p.parent);
+        rec.ec.cand = std::move(p.cand);
+        rec.ec.rationale = std::move(p.rationale);
+        rec.ec.meta = std::move(p.meta);
+        rec.repair_of = a.repair_of;
+        if (rec.ec.cand.entry.empty())
+            rec.ec.cand.entry = work_.sig.entry;
+        const auto idx = records_.size();
+        by_id_.emplace(rec.ec.id, idx);
+        records_.push_back(std::move(rec));
+        auto& r = records_.back();
+        journal(proposed_event(r));
+        in_background([this, r] { run_.write_proposed(r); }, r.id());
+        return idx;
+    }
+
+    void apply_evaluation(candidate_record& rec, int gpu, const gpu_evaluation& ev, double queued_ms)
+    {
+        rec.gpu = gpu;
+        rec.queued_ms = queued_ms + ev.queued_ms;
+        rec.busy_ms = ev.busy_ms;
+        rec.worker_restarted = ev.worker_restarted;
+        rec.restart_reason = ev.restart_reason;
+        rec.ec.result = ev.result;
+        rec.ec.valid = result_valid(ev.result);
+        rec.ec.case_median_us.clear();
+        rec.ec.score_us = 0;
+        rec.ec.speedup_vs_reference = 0;
+        rec.ec.speedup_vs_initial = 0;
+        if (rec.ec.valid)
+        {
+            rec.ec.case_median_us = performance_medians(ev.result);
+            rec.ec.score_us = score_of(rec.ec.case_median_us).value_or(0);
+            if (gpu >= 0 && gpu < static_cast<int>(ref_.size()))
+                rec.ec.speedup_vs_reference = geomean_speedup(ref_[gpu].medians, rec.ec.case_median_us).value_or(0);
+            if (gpu >= 0 && gpu < static_cast<int>(init_.size()) && init_[gpu].valid)
+                rec.ec.speedup_vs_initial = geomean_speedup(init_[gpu].medians, rec.ec.case_median_us).value_or(0);
+        }
+        else
+        {
+            auto [kind, message] = failure_of(ev.result);
+            rec.ec.failure_kind = kind;
+            rec.ec.failure_message = message;
+        }
+    }
+
+    void mark_compile_failure(candidate_record& rec)
+    {
+        rec.ec.valid = false;
+        rec.ec.failure_kind = "compile_error";
+        std::string log = rec.ec.compile.log;
+        if (log.size() > 4000)
+            log = log.substr(0, 4000) + "\n[log truncated]";
+        rec.ec.failure_message = rec.ec.compile.error + (log.empty() ? "" : "\n" + log);
+        rec.ec.result = json::object{
+            {"status", "invalid"},
+            {"failure", json::object{{"kind", "compile_error"}, {"case", nullptr}, {"message", rec.ec.compile.error}}},
+            {"cases", json::array{}},
+            {"score_us", nullptr}};
+    }
+
+    /// Journals the evaluation, writes its files, feeds it back to the strategy and the scheduler.
+    void finish_record(std::size_t idx, bool report_to_scheduler)
+    {
+        auto& rec = records_[idx];
+        rec.evaluated = true;
+        journal(evaluated_event(rec));
+        in_background([this, rec, timing = opts_.timing.to_json()] {
+            run_.write_evaluated(rec, work_, timing, opts_.hidden_seed);
+        }, rec.id());
+        history_.push_back(rec.ec);
+        if (rec.ec.valid && rec.ec.score_us > 0 && (!best_ || better_candidate(rec.ec, records_[*best_].ec)))
+            best_ = idx;
+        try
+        {
+            strat_.observe(history_.back());
+        }
+        catch (const std::exception& e)
+        {
+            log_warn(std::string("strategy observe() failed on ") + rec.id() + ": " + e.what());
+        }
+        if (report_to_scheduler)
+            sched_.recorded(rec.ec.branch, rec.id(), rec.ec.valid);
+        if (history_.size() % 10 == 0)
+        {
+            auto rows = history_rows();
+            in_background([this, rows = std::move(rows)] { run_.write_json("history.json", rows); }, "history.json");
+        }
+        wake();
+    }
+
+    /// compile -> GPU queue -> validate + time -> record. Leaves the candidate pending (journaled as
+    /// proposed, maybe compiled) when the run is interrupted or the grace period ends first.
+    /// Returns whether the candidate was recorded.
+    asio::awaitable<bool> evaluate_candidate(std::size_t idx, bool report_to_scheduler)
+    {
+        const int branch = records_[idx].ec.branch;
+        if (!sched_.may_continue())
+            co_return false;
+        sched_.set_stage(branch, branch_stage::compiling);
+        notify_progress();
+        auto req = request_for(records_[idx].ec.cand, records_[idx].id(), arch_);
+        auto out = co_await backend_.compile(std::move(req));
+        std::string cubin = std::move(out.cubin);
+        out.cubin.clear();
+        {
+            auto& rec = records_[idx];
+            rec.ec.compile = std::move(out);
+            rec.compiled = true;
+            journal(compiled_event(rec));
+            in_background([this, rec] { run_.write_compiled(rec); }, rec.id());
+            if (!rec.ec.compile.compiled)
+            {
+                mark_compile_failure(rec);
+                finish_record(idx, report_to_scheduler);
+                co_return true;
+            }
+        }
+        if (!sched_.may_continue())
+            co_return false;
+        sched_.set_stage(branch, branch_stage::queued);
+        notify_progress();
+        const auto t_queue = clock_.now();
+        const int gpu = co_await gpus_.acquire();
+        if (!sched_.may_continue())
+        {
+            gpus_.release(gpu, 0);
+            co_return false;
+        }
+        const double queued_ms = seconds(clock_.now() - t_queue) * 1000;
+        sched_.set_stage(branch, branch_stage::timing);
+        notify_progress();
+        evaluate_request er;
+        er.name = records_[idx].id();
+        er.cand = records_[idx].ec.cand;
+        er.cubin = std::move(cubin);
+        er.timing = opts_.timing;
+        const auto t_gpu = clock_.now();
+        gpu_evaluation ev;
+        try
+        {
+            ev = co_await backend_.evaluate(gpu, std::move(er));
+        }
+        catch (...)
+        {
+            gpus_.release(gpu, seconds(clock_.now() - t_gpu));
+            throw;
+        }
+        gpus_.release(gpu, ev.busy_ms / 1000);
+        apply_evaluation(records_[idx], gpu, ev, queued_ms);
+        finish_record(idx, report_to_scheduler);
+        co_return true;
+    }
+
+    asio::awaitable<void> propose_pipeline(propose_action a, std::shared_ptr<pipeline_slot> slot)
+    {
+        // Spawned before a stop, started after it: do not call the strategy any more.
+        if (sched_.stopping())
+            co_return;
+        proposal_context ctx;
+        ctx.branch = a.branch;
+        ctx.iteration = a.iteration;
+        ctx.view = view(a.iteration);
+        ctx.services = this;
+        if (a.repair_of)
+            if (auto it = by_id_.find(*a.repair_of); it != by_id_.end())
+                ctx.repair_of = &records_[it->second].ec;
+        notify_progress();
+
+        std::optional<proposal> p;
+        std::string error;
+        bool failed = false;
+        try
+        {
+            p = co_await strat_.propose(std::move(ctx));
+        }
+        catch (const std::exception& e)
+        {
+            failed = true;
+            error = e.what();
+        }
+        catch (...)
+        {
+            failed = true;
+            error = "unknown exception";
+        }
+        if (failed)
+        {
+            if (slot->cancel_requested)
+                co_return;  // pipeline_ended() gives the ticket back.
+            journal(json::object{{"event", "proposal_failed"},
+                                 {"branch", a.branch},
+                                 {"iteration", a.iteration},
+                                 {"error", error}});
+            slot->reported = true;
+            if (sched_.proposal_failed(a.branch))
+                journal(json::object{{"event", "branch_stopped"},
+                                     {"branch", a.branch},
+                                     {"reason", "failures"},
+                                     {"error", error}});
+            wake();
+            co_return;
+        }
+        if (!p && slot->cancel_requested)
+            co_return;  // a strategy that answers a cancellation with nothing is not exhausted
+        if (!p)
+        {
+            slot->reported = true;
+            sched_.proposal_none(a.branch);
+            journal(json::object{{"event", "branch_stopped"}, {"branch", a.branch}, {"reason", "exhausted"}});
+            wake();
+            co_return;
+        }
+        // A proposal that arrives just as the run stops is still recorded, so it is not lost: it
+        // is evaluated within the grace period if the run allows, or on --resume. The cancellation
+        // aimed at the proposal must not hit its compile.
+        if (slot->cancel_requested)
+        {
+            co_await asio::this_coro::reset_cancellation_state();
+            slot->cancel_requested = false;
+        }
+        const auto idx = add_record(a, std::move(*p));
+        sched_.proposal_made(a.branch);
+        slot->reported = co_await evaluate_candidate(idx, true);
+    }
+
+    asio::awaitable<void> recover_pipeline(std::vector<std::size_t> pending, std::shared_ptr<pipeline_slot> slot)
+    {
+        for (std::size_t i = 0; i < pending.size(); ++i)
+        {
+            const bool last = i + 1 == pending.size();
+            const bool recorded = co_await evaluate_candidate(pending[i], last);
+            if (!recorded)
+                co_return;
+            slot->reported = last;
+        }
+    }
+
+    void spawn(int branch, std::shared_ptr<pipeline_slot> slot, asio::awaitable<void> body)
+    {
+        slot->branch = branch;
+        pipelines_.push_back(slot);
+        auto done = [this, slot](std::exception_ptr e) { on_pipeline_exit(slot, e); };
+        asio::co_spawn(ioc_, std::move(body), asio::bind_cancellation_slot(slot->signal.slot(), std::move(done)));
+    }
+
+    void on_pipeline_exit(const std::shared_ptr<pipeline_slot>& slot, std::exception_ptr e)
+    {
+        std::erase(pipelines_, slot);
+        if (!slot->reported)
+            sched_.pipeline_ended(slot->branch);
+        if (e && !slot->cancel_requested)
+        {
+            try
+            {
+                std::rethrow_exception(e);
+            }
+            catch (const std::exception& ex)
+            {
+                fail(std::string("branch ") + std::to_string(slot->branch) + ": " + ex.what());
+            }
+            catch (...)
+            {
+                fail("branch " + std::to_string(slot->branch) + ": unknown exception");
+            }
+        }
+        if (slot->recovery)
+            --pending_pipelines_;
+        wake();
+    }
+
+    void fail(const std::string& message)
+    {
+        if (fatal_error_.empty())
+            fatal_error_ = message;
+        log_error(message);
+        request_stop("error", true);
+    }
+
+    void cancel(const std::shared_ptr<pipeline_slot>& slot)
+    {
+        if (slot->cancel_requested)
+            return;
+        slot->cancel_requested = true;
+        slot->signal.emit(asio::cancellation_type::terminal);
+    }
+
+    void request_stop(const std::string& reason, bool interrupt)
+    {
+        if (loop_finished_)
+            return;
+        const bool was_stopping = sched_.stopping();
+        const bool was_interrupted = sched_.interrupted();
+        const auto to_cancel = sched_.stop(reason, interrupt);
+        if (!was_stopping || (interrupt && !was_interrupted))
+            journal(json::object{{"event", "stop_requested"}, {"reason", reason}, {"interrupt", interrupt}});
+        for (int b : to_cancel)
+            for (auto& s : std::vector(pipelines_))
+                if (s->branch == b)
+                    cancel(s);
+        if (!was_stopping)
+            start_timer(grace_signal_, opts_.grace_seconds, [this] {
+                journal(json::object{{"event", "grace_expired"}, {"cancelled", static_cast<int>(pipelines_.size())}});
+                for (auto& s : std::vector(pipelines_))
+                    cancel(s);
+            });
+        wake();
+    }
+
+    asio::awaitable<void> timer_body(double secs, std::function<void()> fire)
+    {
+        co_await clock_.sleep_for(from_seconds(secs));
+        fire();
+    }
+
+    void start_timer(std::shared_ptr<asio::cancellation_signal>& sig, double secs, std::function<void()> fire)
+    {
+        sig = std::make_shared<asio::cancellation_signal>();
+        auto ignore = [sig](std::exception_ptr) {};
+        asio::co_spawn(ioc_, timer_body(secs, std::move(fire)), asio::bind_cancellation_slot(sig->slot(), ignore));
+    }
+
+    void stop_timer(std::shared_ptr<asio::cancellation_signal>& sig)
+    {
+        if (sig)
+            sig->emit(asio::cancellation_type::terminal);
+        sig.reset();
+    }
+
+    // ---- resume ----
+
+    void restore(replayed_run r)
+    {
+        next_number_ = r.next_candidate_number();
+        const auto pending_ids = r.pending_ids();
+        for (auto& c : r.candidates)
+        {
+            if (c.ec.branch < 0 || c.ec.branch >= opts_.branches)
+                throw user_error("--resume: candidate " + c.id() + " belongs to branch " + std::to_string(c.ec.branch) +
+                                 ", but the run has " + std::to_string(opts_.branches) + " branches");
+            by_id_.emplace(c.id(), records_.size());
+            records_.push_back(std::move(c));
+        }
+        for (auto idx : r.evaluation_order)
+        {
+            const auto& rec = records_[idx];
+            history_.push_back(rec.ec);
+            if (rec.ec.valid && rec.ec.score_us > 0 && (!best_ || better_candidate(rec.ec, records_[*best_].ec)))
+                best_ = idx;
+        }
+        if (budget_.add_usage(r.usage))
+            log_info("the token or cost budget was already reached before this resume");
+        strat_.restore(history_);
+        sched_.restore_finished_iteration(r.last_finished_iteration);
+        for (auto idx : r.evaluation_order)
+        {
+            const auto& rec = records_[idx];
+            sched_.restore_record(rec.ec.branch, rec.ec.iteration, rec.id(), rec.ec.valid);
+        }
+        std::map<int, std::vector<std::size_t>> pending;
+        for (const auto& id : pending_ids)
+            pending[records_[by_id_.at(id)].ec.branch].push_back(by_id_.at(id));
+        for (const auto& [branch, list] : pending)
+        {
+            sched_.restore_pending(branch, records_[list.back()].ec.iteration);
+            pending_by_branch_.emplace_back(branch, list);
+        }
+        resumed_ = true;
+    }
+
+    // ---- confirmation and finalization ----
+
+    asio::awaitable<void> confirm()
+    {
+        if (opts_.confirm_top <= 0)
+        {
+            confirmation_ = json::object{{"skipped", "--confirm-top 0"}};
+            co_return;
+        }
+        const auto top = top_candidates(history_, opts_.confirm_top);
+        if (top.empty())
+        {
+            confirmation_ = json::object{{"skipped", "no valid candidate"}};
+            co_return;
+        }
+        std::vector<std::pair<std::string, evaluate_request>> entries;
+        std::vector<confirmation_input> inputs;
+        const int gpu = 0;
+        auto add = [&](const std::string& key, const candidate& c, const std::string& cubin, bool eligible,
+                       std::optional<double> search_score) {
+            evaluate_request er;
+            er.name = key;
+            er.cand = c;
+            er.cubin = cubin;
+            er.timing = opts_.timing;
+            entries.emplace_back(key, std::move(er));
+            inputs.push_back(confirmation_input{key, eligible, search_score});
+        };
+        // Compiles hit the compile cache: these exact sources were compiled during the search.
+        auto ref_cand = candidate::from_kernel(work_.reference);
+        auto ref_out = co_await backend_.compile(request_for(ref_cand, "reference", arch_));
+        if (!ref_out.compiled)
+        {
+            confirmation_ = json::object{{"skipped", "the reference did not compile again"}};
+            co_return;
+        }
+        add("reference", ref_cand, ref_out.cubin, false, ref_[gpu].score);
+        if (work_.initial && init_[gpu].valid)
+        {
+            auto init_cand = candidate::from_kernel(*work_.initial);
+            auto init_out = co_await backend_.compile(request_for(init_cand, "initial", arch_));
+            if (init_out.compiled)
+                add("initial", init_cand, init_out.cubin, true, init_[gpu].score);
+        }
+        for (const auto& id : top)
+        {
+            const auto& rec = records_[by_id_.at(id)];
+            auto out = co_await backend_.compile(request_for(rec.ec.cand, id, arch_));
+            if (out.compiled)
+            {
+                // The search score to compare with is the one on the confirmation GPU's terms.
+                add(id, rec.ec.cand, out.cubin, true, rec.ec.score_us);
+            }
+        }
+        auto response = co_await backend_.time_interleaved(gpu, std::move(entries), opts_.confirm_rounds);
+        decision_ = decide_confirmation(response, inputs);
+        confirmation_ = decision_->to_json();
+        confirmation_["gpu"] = gpu;
+        confirmation_["rounds"] = opts_.confirm_rounds;
+        json::object ev = confirmation_;
+        ev["event"] = "confirmation";
+        journal(std::move(ev));
+    }
+
+    json::object history_rows() const
+    {
+        json::array rows;
+        for (const auto& r : records_)
+            rows.push_back(history_row(r));
+        return json::object{{"candidates", std::move(rows)}};
+    }
+
+    /// Candidate files go to disk on a writer thread, in order, so that the search loop never
+    /// waits for the disk; the journal (written on this thread, one write(2) per event) is what
+    /// resume relies on. finish_files() waits for the writer.
+    void in_background(std::function<void()> write, std::string what)
+    {
+        auto job = [write = std::move(write), what = std::move(what)] {
+            try
+            {
+                write();
+            }
+            catch (const std::exception& e)
+            {
+                log_warn("cannot write the files of " + what + ": " + e.what());
+            }
+        };
+        asio::post(files_, std::move(job));
+    }
+
+    void finish_files() { files_.join(); }
+
+    void write_history() const
+    {
+        try
+        {
+            run_.write_json("history.json", history_rows());
+        }
+        catch (const std::exception& e)
+        {
+            log_warn(std::string("cannot write history.json: ") + e.what());
+        }
+    }
+
+    json::object run_json(const std::string& status) const
+    {
+        json::object o = run_info_;
+        json::array devices;
+        for (int g = 0; g < backend_.gpu_count(); ++g)
+            devices.push_back(backend_.device_info(g));
+        o["devices"] = std::move(devices);
+        json::array sessions;
+        if (const auto* s = o.if_contains("sessions"); s && s->is_array())
+            sessions = s->get_array();
+        json::object session = session_;
+        session["status"] = status;
+        session["ended"] = status == "running" ? json::value(nullptr) : json::value(utc_timestamp());
+        sessions.push_back(std::move(session));
+        o["sessions"] = std::move(sessions);
+        o["status"] = status;
+        return o;
+    }
+
+    json::object baseline_json(const std::vector<baseline>& b) const
+    {
+        json::array per_gpu;
+        for (std::size_t g = 0; g < b.size(); ++g)
+            per_gpu.push_back(json::object{{"gpu", static_cast<int>(g)},
+                                           {"valid", b[g].valid},
+                                           {"score_us", opt_json(b[g].score)},
+                                           {"case_median_us", medians_json(b[g].medians)}});
+        return json::object{{"per_gpu", std::move(per_gpu)}};
+    }
+
+    json::object candidate_summary(const candidate_record& r) const
+    {
+        return json::object{{"id", r.id()},
+                            {"branch", r.ec.branch},
+                            {"iteration", r.ec.iteration},
+                            {"score_us", r.ec.score_us},
+                            {"speedup_vs_reference", r.ec.speedup_vs_reference},
+                            {"speedup_vs_initial", r.ec.speedup_vs_initial},
+                            {"case_median_us", medians_json(r.ec.case_median_us)},
+                            {"gpu", r.gpu}};
+    }
+
+    /// best.cu / best.json and the winner part of the summary.
+    json::value write_best()
+    {
+        std::optional<std::string> winner;
+        std::string decided_by = "search";
+        if (decision_ && decision_->winner)
+        {
+            winner = decision_->winner;
+            decided_by = "confirmation";
+        }
+        else if (best_)
+            winner = records_[*best_].id();
+        else if (!init_.empty() && init_[0].valid)
+            winner = "initial";
+        winner_ = winner;
+        if (!winner)
+            return nullptr;
+
+        candidate cand;
+        json::object w{{"id", *winner}, {"decided_by", decided_by}, {"source_file", "best.cu"}};
+        if (*winner == "initial")
+        {
+            cand = candidate::from_kernel(*work_.initial);
+            w["score_us"] = opt_json(init_[0].score);
+            w["speedup_vs_reference"] = opt_json(geomean_speedup(ref_[0].medians, init_[0].medians));
+            w["speedup_vs_initial"] = 1.0;
+        }
+        else
+        {
+            const auto& rec = records_[by_id_.at(*winner)];
+            cand = rec.ec.cand;
+            w = json::object{{"id", *winner}, {"decided_by", decided_by}, {"source_file", "best.cu"}};
+            for (auto& kv : candidate_summary(rec))
+                w[kv.key()] = kv.value();
+            w["rationale"] = rec.ec.rationale;
+            w["parent"] = opt_json(rec.ec.parent);
+        }
+        if (decision_)
+            for (const auto& e : decision_->entries)
+                if (e.key == *winner)
+                    w["confirmation"] = json::object{{"score_us", e.score_us},
+                                                     {"speedup_vs_reference", e.speedup_vs_reference},
+                                                     {"speedup_vs_initial", e.speedup_vs_initial},
+                                                     {"case_median_us", medians_json(e.medians)}};
+        // best.json doubles as the sidecar of best.cu for --initial-kernel: entry and launch plan
+        // at the top level.
+        json::object best = w;
+        const auto cand_json = cand.to_json();
+        for (auto& kv : cand_json.as_object())
+            if (kv.key() != "source")
+                best[kv.key()] = kv.value();
+        try
+        {
+            run_.write_text("best.cu", cand.source);
+            run_.write_json("best.json", best);
+        }
+        catch (const std::exception& e)
+        {
+            log_warn(std::string("cannot write best.cu: ") + e.what());
+        }
+        return w;
+    }
+
+    json::object summary(const search_result& res, double wall)
+    {
+        json::object failures;
+        int valid = 0, invalid = 0, pending = 0;
+        for (const auto& r : records_)
+        {
+            if (!r.evaluated)
+                ++pending;
+            else if (r.ec.valid)
+                ++valid;
+            else
+            {
+                ++invalid;
+                auto& n = failures[r.ec.failure_kind];
+                n = (n.is_int64() ? n.get_int64() : 0) + 1;
+            }
+        }
+        json::array gpus;
+        double busy_total = 0;
+        for (int g = 0; g < backend_.gpu_count(); ++g)
+        {
+            const auto st = backend_.status(g);
+            busy_total += st.busy_seconds;
+            json::value name = nullptr;
+            if (const auto* n = backend_.device_info(g).if_contains("name"))
+                name = *n;
+            gpus.push_back(json::object{{"index", g},
+                                        {"name", name},
+                                        {"busy_seconds", st.busy_seconds},
+                                        {"busy_fraction", wall > 0 ? std::min(1.0, st.busy_seconds / wall) : 0.0},
+                                        {"restarts", st.restarts}});
+        }
+        json::array branches;
+        for (int b = 0; b < opts_.branches; ++b)
+        {
+            int n = 0;
+            for (const auto& r : records_)
+                n += r.ec.branch == b ? 1 : 0;
+            branches.push_back(json::object{{"branch", b},
+                                            {"candidates", n},
+                                            {"stopped", sched_.branch_active(b) ? json::value(nullptr)
+                                                                                : json::value(sched_.branch_stop_reason(b))}});
+        }
+        int iterations = opts_.async ? 0 : sched_.current_iteration() - 1;
+        if (opts_.async)
+            for (const auto& r : records_)
+                iterations = std::max(iterations, r.ec.iteration);
+        return json::object{
+            {"run", run_.name()},
+            {"workload", work_.name},
+            {"status", res.status},
+            {"stop_reason", res.stop_reason},
+            {"error", res.error.empty() ? json::value(nullptr) : json::value(res.error)},
+            {"exit_code", res.exit_code},
+            {"resumed", resumed_},
+            {"best", best_json_},
+            {"best_search", best_ ? json::value(candidate_summary(records_[*best_])) : json::value(nullptr)},
+            {"reference", baseline_json(ref_)},
+            {"initial", work_.initial ? json::value(baseline_json(init_)) : json::value(nullptr)},
+            {"candidates",
+             json::object{{"proposed", static_cast<int>(records_.size())},
+                          {"evaluated", static_cast<int>(history_.size())},
+                          {"valid", valid},
+                          {"invalid", invalid},
+                          {"pending", pending},
+                          {"failures", std::move(failures)}}},
+            {"iterations_finished", iterations},
+            {"budgets", budget_.to_json(iterations, sched_.candidates_started(), wall)},
+            {"tokens", to_json(budget_.usage())},
+            {"cost_usd", budget_.usage().cost_usd},
+            {"wall_seconds", wall},
+            {"gpus", std::move(gpus)},
+            {"gpu_busy_fraction",
+             wall > 0 && backend_.gpu_count() > 0 ? std::min(1.0, busy_total / (wall * backend_.gpu_count())) : 0.0},
+            {"confirmation", confirmation_},
+            {"branches", std::move(branches)},
+            {"options", opts_.to_json()}};
+    }
+
+    asio::awaitable<search_result> run(std::optional<replayed_run> resume)
+    {
+        std::exception_ptr error;
+        try
+        {
+            co_return co_await run_body(std::move(resume));
+        }
+        catch (...)
+        {
+            error = std::current_exception();
+        }
+        // A failure before the loop (no GPU, a broken reference) must not leave timers behind.
+        finish_files();
+        loop_finished_ = true;
+        stop_timer(wall_signal_);
+        stop_timer(grace_signal_);
+        std::rethrow_exception(error);
+    }
+
+    asio::awaitable<search_result> run_body(std::optional<replayed_run> resume)
+    {
+        t_start_ = clock_.now();
+        session_ = json::object{{"started", utc_timestamp()}, {"resumed", resume.has_value()}};
+        journal(json::object{{"event", "run_started"},
+                             {"run", run_.name()},
+                             {"resumed", resume.has_value()},
+                             {"options", opts_.to_json()}});
+        // The wall-time budget counts from here: starting workers and the baselines are part of the run.
+        if (opts_.budgets.wall_seconds)
+            start_timer(wall_signal_, *opts_.budgets.wall_seconds, [this] { request_stop("max_wall_time", false); });
+        co_await backend_.start(work_, opts_.hidden_seed);
+        arch_ = "sm_90";
+        for (int g = 0; g < backend_.gpu_count(); ++g)
+        {
+            std::string a;
+            if (const auto* v = backend_.device_info(g).if_contains("arch"); v && v->is_string())
+                a = std::string(v->get_string());
+            if (g == 0 && !a.empty())
+                arch_ = a;
+            else if (!a.empty() && a != arch_)
+                throw user_error("the selected GPUs have different architectures (" + arch_ + ", " + a +
+                                 "); choose GPUs of one kind with --gpus");
+        }
+        run_.write_json("run.json", run_json("running"));
+        co_await evaluate_baselines();
+
+        if (resume)
+            restore(std::move(*resume));
+        if (budget_.usage_exhausted())
+            request_stop(budget_.limits().tokens && budget_tracker::counted_tokens(budget_.usage()) >= *budget_.limits().tokens
+                             ? "max_tokens"
+                             : "max_cost",
+                         false);
+        if (!pending_by_branch_.empty())
+        {
+            // Strategies observe the pending candidates before anyone proposes again, so a
+            // strategy never re-proposes what was proposed before the stop.
+            sched_.hold(true);
+            recovering_ = true;
+            pending_pipelines_ = static_cast<int>(pending_by_branch_.size());
+            for (auto& [branch, list] : pending_by_branch_)
+            {
+                auto slot = std::make_shared<pipeline_slot>();
+                slot->recovery = true;
+                spawn(branch, slot, recover_pipeline(list, slot));
+            }
+        }
+
+        for (;;)
+        {
+            if (recovering_ && pending_pipelines_ == 0)
+            {
+                recovering_ = false;
+                sched_.hold(false);
+            }
+            auto step = sched_.poll();
+            for (int k : step.finished_iterations)
+                journal(json::object{{"event", "iteration_finished"}, {"iteration", k}});
+            for (auto& a : step.start)
+            {
+                auto slot = std::make_shared<pipeline_slot>();
+                spawn(a.branch, slot, propose_pipeline(a, slot));
+            }
+            if (!step.start.empty() || !step.finished_iterations.empty())
+                continue;
+            if (sched_.done() && pipelines_.empty())
+                break;
+            co_await wake_.async_receive(asio::as_tuple(asio::use_awaitable));
+        }
+        loop_finished_ = true;
+        stop_timer(wall_signal_);
+        stop_timer(grace_signal_);
+
+        search_result res;
+        res.stop_reason = sched_.finish_reason();
+        if (!fatal_error_.empty())
+        {
+            res.status = "failed";
+            res.error = fatal_error_;
+            res.exit_code = 1;
+            res.stop_reason = "error";
+        }
+        else if (sched_.interrupted())
+        {
+            res.status = "interrupted";
+            res.exit_code = 130;
+        }
+        else
+            res.status = "finished";
+
+        if (res.status == "finished")
+        {
+            try
+            {
+                co_await confirm();
+            }
+            catch (const std::exception& e)
+            {
+                log_warn(std::string("confirmation failed: ") + e.what());
+                confirmation_ = json::object{{"skipped", std::string("failed: ") + e.what()}};
+            }
+        }
+        else
+            confirmation_ = json::object{{"skipped", "run " + res.status}};
+
+        finish_files();
+        best_json_ = write_best();
+        res.winner = winner_;
+        write_history();
+        const double wall = seconds(clock_.now() - t_start_);
+        res.summary = summary(res, wall);
+        try
+        {
+            run_.write_json("summary.json", res.summary);
+            run_.write_json("run.json", run_json(res.status));
+        }
+        catch (const std::exception& e)
+        {
+            log_warn(std::string("cannot write summary.json: ") + e.what());
+        }
+        journal(json::object{{"event", "run_finished"},
+                             {"status", res.status},
+                             {"reason", res.stop_reason},
+                             {"winner", opt_json(res.winner)},
+                             {"exit_code", res.exit_code}});
+        journal_.sync();
+        co_return res;
+    }
+
+    asio::io_context& ioc_;
+    evaluation_backend& backend_;
+    strategy& strat_;
+    clock_source& clock_;
+    const workload& work_;
+    search_options opts_;
+    const run_directory& run_;
+    journal_writer& journal_;
+    json::object run_info_;
+    json::object session_;
+    progress_sink* progress_;
+
+    search_scheduler sched_;
+    budget_tracker budget_;
+    resource_pool gpus_;
+    asio::experimental::channel<void(boost::system::error_code)> wake_;
+
+    std::string arch_ = "sm_90";
+    std::vector<baseline> ref_;
+    std::vector<baseline> init_;
+    std::deque<candidate_record> records_;  ///< Proposal order; stable addresses.
+    std::map<std::string, std::size_t, std::less<>> by_id_;
+    std::vector<evaluated_candidate> history_;
+    std::optional<std::size_t> best_;
+    int next_number_ = 1;
+
+    std::vector<std::shared_ptr<pipeline_slot>> pipelines_;
+    std::vector<std::pair<int, std::vector<std::size_t>>> pending_by_branch_;
+    bool recovering_ = false;
+    int pending_pipelines_ = 0;
+    bool resumed_ = false;
+    bool loop_finished_ = false;
+    std::string fatal_error_;
+    std::shared_ptr<asio::cancellation_signal> wall_signal_;
+    std::shared_ptr<asio::cancellation_signal> grace_signal_;
+    clock_source::duration t_start_{};
+
+    asio::thread_pool files_{1};
+    std::optional<confirmation_decision> decision_;
+    json::object confirmation_;
+    std::optional<std::string> winner_;
+    json::value best_json_ = nullptr;
+};
+
+search_engine::search_engine(asio::io_context& ioc,
+                             evaluation_backend& backend,
+                             strategy& strat,
+                             clock_source& clock,
+                             const workload& w,
+                             search_options opts,
+                             const run_directory& run,
+                             journal_writer& journal,
+                             json::object run_info,
+                             progress_sink* progress)
+    : impl_(std::make_unique<impl>(
+          ioc, backend, strat, clock, w, std::move(opts), run, journal, std::move(run_info), progress))
+{
+}
+
+search_engine::~search_engine() = default;
+
+asio::awaitable<search_result> search_engine::run(std::optional<replayed_run> resume)
+{
+    co_return co_await impl_->run(std::move(resume));
+}
+
+void search_engine::request_stop(const std::string& reason, bool interrupt)
+{
+    impl_->request_stop(reason, interrupt);
+}
+
+const std::vector<evaluated_candidate>& search_engine::history() const
+{
+    return impl_->history_;
+}
+
+progress_snapshot search_engine::snapshot() const
+{
+    return impl_->snapshot();
+}
+
+}  // namespace warpsmith

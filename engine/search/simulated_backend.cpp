@@ -1,0 +1,317 @@
+#include "engine/search/simulated_backend.hpp"
+
+#include "harness/core/error.hpp"
+
+#include <boost/json/array.hpp>
+
+#include <cmath>
+
+namespace warpsmith {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view cubin_prefix = "FAKE-CUBIN\n";
+
+double marker_number(std::string_view source, std::string_view key, double dflt)
+{
+    auto v = fake_marker(source, key);
+    if (!v || v->empty())
+        return dflt;
+    try
+    {
+        return std::stod(*v);
+    }
+    catch (const std::exception&)
+    {
+        return dflt;
+    }
+}
+
+clock_source::duration marker_ms(std::string_view source, std::string_view key, clock_source::duration dflt)
+{
+    auto v = fake_marker(source, key);
+    if (!v || v->empty())
+        return dflt;
+    return std::chrono::duration_cast<clock_source::duration>(
+        std::chrono::duration<double, std::milli>(marker_number(source, key, 0)));
+}
+
+json::object timing_for(double median, const timing_options& t)
+{
+    return json::object{{"median_us", median},
+                        {"mean_us", median * 1.002},
+                        {"min_us", median * 0.98},
+                        {"max_us", median * 1.05},
+                        {"p10_us", median * 0.99},
+                        {"p90_us", median * 1.02},
+                        {"stddev_us", median * 0.01},
+                        {"rel_iqr", 0.01},
+                        {"samples", t.iterations},
+                        {"warmup", t.warmup},
+                        {"mode", t.mode},
+                        {"wall_us_per_launch", median * 1.03},
+                        {"suspect", false},
+                        {"timed_output_valid", true}};
+}
+
+/// The source a request carries: the fake cubin (prefix + source) or the candidate's source.
+std::string source_of(const evaluate_request& req)
+{
+    if (req.cubin.rfind(cubin_prefix, 0) == 0)
+        return req.cubin.substr(cubin_prefix.size());
+    return req.cand.source;
+}
+
+}  // namespace
+
+std::optional<std::string> fake_marker(std::string_view source, std::string_view key)
+{
+    std::size_t pos = 0;
+    while ((pos = source.find("FAKE:", pos)) != std::string_view::npos)
+    {
+        pos += 5;
+        while (pos < source.size() && source[pos] == ' ')
+            ++pos;
+        auto end = pos;
+        while (end < source.size() && source[end] != ' ' && source[end] != '\n' && source[end] != '\r' &&
+               source[end] != '\t' && source[end] != '*')
+            ++end;
+        const auto token = source.substr(pos, end - pos);
+        const auto eq = token.find('=');
+        const auto k = token.substr(0, eq);
+        if (k == key)
+            return eq == std::string_view::npos ? std::string() : std::string(token.substr(eq + 1));
+        pos = end;
+    }
+    return std::nullopt;
+}
+
+simulated_backend::simulated_backend(asio::io_context& ioc, clock_source& clock, simulated_backend_options opts)
+    : clock_(clock),
+      opts_(std::move(opts)),
+      compile_slots_(ioc.get_executor(), std::max(1, opts_.compile_workers)),
+      gpu_state_(static_cast<std::size_t>(std::max(1, opts_.gpus)))
+{
+    opts_.gpus = std::max(1, opts_.gpus);
+    for (int i = 0; i < opts_.gpus; ++i)
+    {
+        gpu_slots_.push_back(std::make_unique<resource_pool>(ioc.get_executor(), 1));
+        devices_.push_back(json::object{{"name", opts_.gpu_name},
+                                        {"index", i},
+                                        {"arch", opts_.arch},
+                                        {"compute_capability", json::array{9, 0}},
+                                        {"sm_count", 132},
+                                        {"simulated", true}});
+    }
+}
+
+void simulated_backend::record(std::string kind, std::string name, int resource)
+{
+    events_.push_back(sim_event{clock_.now_seconds(), std::move(kind), std::move(name), resource});
+}
+
+asio::awaitable<void> simulated_backend::start(const workload& w, std::uint64_t)
+{
+    work_ = w;
+    if (opts_.load_latency > clock_source::duration::zero())
+        co_await clock_.sleep_for(opts_.load_latency);
+}
+
+asio::awaitable<void> simulated_backend::stop()
+{
+    co_return;
+}
+
+gpu_status simulated_backend::status(int gpu) const
+{
+    auto s = gpu_state_.at(gpu);
+    s.queued = gpu_slots_.at(gpu)->state().waiting();
+    return s;
+}
+
+asio::awaitable<compile_output> simulated_backend::compile(compile_request request)
+{
+    ++compiles_in_flight_;
+    int worker = -1;
+    try
+    {
+        worker = co_await compile_slots_.acquire();
+    }
+    catch (...)
+    {
+        --compiles_in_flight_;
+        throw;
+    }
+    record("compile_start", request.name, worker);
+    const auto latency = marker_ms(request.source, "compile_ms", opts_.compile_latency);
+    try
+    {
+        co_await clock_.sleep_for(latency);
+    }
+    catch (...)
+    {
+        compile_slots_.release(worker);
+        --compiles_in_flight_;
+        throw;
+    }
+    compile_slots_.release(worker);
+    --compiles_in_flight_;
+    ++compiles_;
+    record("compile_end", request.name, worker);
+
+    compile_output out;
+    out.arch = request.arch;
+    out.compile_ms = std::chrono::duration<double, std::milli>(latency).count();
+    out.key = "sim-" + request.name;
+    if (fake_marker(request.source, "compile_error"))
+    {
+        out.error = "fake compile error";
+        out.log = request.name + "(1): error: fake compile error\n";
+        co_return out;
+    }
+    if (request.source.find(request.entry) == std::string::npos)
+    {
+        out.error = "entry '" + request.entry + "' not found in the module";
+        co_return out;
+    }
+    out.compiled = true;
+    out.entries = {request.entry};
+    out.cubin = std::string(cubin_prefix) + request.source;
+    out.resources.registers = static_cast<int>(marker_number(request.source, "registers", 32));
+    out.log = "ptxas info: simulated compile of " + request.name + "\n";
+    co_return out;
+}
+
+json::object simulated_backend::result_for(const std::string& source, std::string& restart_reason) const
+{
+    json::object result;
+    json::array cases;
+    std::string failure_kind;
+    if (fake_marker(source, "fault"))
+        failure_kind = "fault";
+    else if (fake_marker(source, "launch_hang") || fake_marker(source, "hang"))
+        failure_kind = "hang";
+    else if (fake_marker(source, "crash"))
+        failure_kind = "worker_crash";
+    if (!failure_kind.empty())
+        restart_reason = failure_kind;
+    else if (auto k = fake_marker(source, "invalid"))
+        failure_kind = k->empty() ? "mismatch" : *k;
+
+    const double median = marker_number(source, "median_us", 100);
+    std::vector<double> medians;
+    timing_options t;
+    for (const auto& c : work_->cases)
+    {
+        const bool perf = c.role == case_role::performance;
+        json::object co{{"name", c.name},
+                        {"role", to_string(c.role)},
+                        {"validation", json::object{{"passed", failure_kind.empty()}}}};
+        if (perf && failure_kind.empty())
+        {
+            co["timing"] = timing_for(median, t);
+            medians.push_back(median);
+        }
+        else
+            co["timing"] = nullptr;
+        cases.push_back(std::move(co));
+    }
+    result["status"] = failure_kind.empty() ? "valid" : "invalid";
+    if (failure_kind.empty())
+        result["failure"] = nullptr;
+    else
+        result["failure"] =
+            json::object{{"kind", failure_kind},
+                         {"case", work_->cases.empty() ? json::value(nullptr) : json::value(work_->cases[0].name)},
+                         {"message", "simulated " + failure_kind}};
+    result["cases"] = std::move(cases);
+    result["score_us"] = medians.empty() || !failure_kind.empty() ? json::value(nullptr) : json::value(median);
+    result["environment"] = json::object{{"gpu", opts_.gpu_name}, {"arch", opts_.arch}, {"simulated", true}};
+    return result;
+}
+
+asio::awaitable<gpu_evaluation> simulated_backend::evaluate(int gpu, evaluate_request request)
+{
+    if (!work_)
+        throw user_error("simulated backend: evaluate before start");
+    auto& slot = *gpu_slots_.at(gpu);
+    const auto t_queue = clock_.now();
+    const int g = co_await slot.acquire();
+    (void)g;
+    const auto source = source_of(request);
+    gpu_evaluation out;
+    out.device = gpu;
+    out.queued_ms = std::chrono::duration<double, std::milli>(clock_.now() - t_queue).count();
+    gpu_state_[gpu].busy = true;
+    record("gpu_start", request.name, gpu);
+    const auto latency = marker_ms(source, "evaluate_ms", opts_.gpu_latency);
+    try
+    {
+        co_await clock_.sleep_for(latency);
+    }
+    catch (...)
+    {
+        gpu_state_[gpu].busy = false;
+        gpu_state_[gpu].busy_seconds += std::chrono::duration<double>(latency).count();
+        slot.release(0);
+        record("gpu_cancelled", request.name, gpu);
+        throw;
+    }
+    record("gpu_end", request.name, gpu);
+    gpu_state_[gpu].busy = false;
+    out.busy_ms = std::chrono::duration<double, std::milli>(latency).count();
+    gpu_state_[gpu].busy_seconds += out.busy_ms / 1000;
+    ++evaluations_;
+    out.result = result_for(source, out.restart_reason);
+    out.result.as_object()["eval_ms"] = out.busy_ms;
+    out.worker_restarted = !out.restart_reason.empty();
+    if (out.worker_restarted)
+        ++gpu_state_[gpu].restarts;
+    slot.release(0);
+    co_return out;
+}
+
+asio::awaitable<json::object> simulated_backend::time_interleaved(
+    int gpu, std::vector<std::pair<std::string, evaluate_request>> entries, int rounds)
+{
+    auto& slot = *gpu_slots_.at(gpu);
+    co_await slot.acquire();
+    gpu_state_[gpu].busy = true;
+    record("interleaved_start", "confirmation", gpu);
+    const auto latency = opts_.interleaved_latency * static_cast<long>(entries.size()) * std::max(1, rounds);
+    try
+    {
+        co_await clock_.sleep_for(latency);
+    }
+    catch (...)
+    {
+        gpu_state_[gpu].busy = false;
+        slot.release(0);
+        throw;
+    }
+    record("interleaved_end", "confirmation", gpu);
+    gpu_state_[gpu].busy = false;
+    gpu_state_[gpu].busy_seconds += std::chrono::duration<double>(latency).count();
+    slot.release(0);
+
+    json::object timings;
+    timing_options t;
+    t.iterations = rounds;
+    for (const auto& [key, req] : entries)
+    {
+        const auto source = source_of(req);
+        const double median =
+            marker_number(source, "confirm_median_us", marker_number(source, "median_us", 100));
+        json::object per_case;
+        for (const auto& c : work_->cases)
+            if (c.role == case_role::performance)
+                per_case[c.name] = timing_for(median, t);
+        timings[key] = std::move(per_case);
+    }
+    co_return json::object{{"timings", std::move(timings)}};
+}
+
+}  // namespace warpsmith

@@ -1,0 +1,9 @@
+// Scripted candidate 04.
+// FAKE: median_us=122
+// FAKE: invalid=mismatch
+extern "C" __global__ void vadd(int n, const float* a, const float* b, float* c)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        c[i] = a[i] + b[i];
+}
