@@ -14,6 +14,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +27,8 @@ struct compile_pool_options
     bool in_process = false;                 ///< Threads + one nvrtc_compiler instead of processes.
     std::optional<std::string> cache_dir;    ///< Default: compile_cache::default_dir().
     bool use_cache = true;
+    std::chrono::milliseconds compile_deadline{300000};  ///< Per compile (process mode): then killed.
+    std::chrono::milliseconds start_deadline{60000};     ///< Compile worker start + hello.
 };
 
 class compile_pool
@@ -35,7 +38,11 @@ public:
     ~compile_pool();
 
     /// Compiles one request. A kernel that does not compile is a value (compiled == false); a dead
-    /// compile worker is restarted and the request retried once.
+    /// compile worker is restarted and the request retried once (a second death, or a compile past
+    /// compile_deadline, is compiled == false with the reason). Throws user_error when the compile
+    /// worker cannot be started; std::system_error(errc::nvrtc_failure) when NVRTC itself fails
+    /// (in-process mode). Completes on the io_context's executor. Cancellation: terminal (process
+    /// mode: the compile worker is killed and replaced on next use).
     boost::asio::awaitable<compile_output> compile(compile_request request);
     boost::asio::awaitable<void> stop();
 

@@ -66,6 +66,29 @@ struct gpu_evaluation
     int device = 0;
 };
 
+/// A vendor baseline to time (worker protocol op `baseline`; SPEC §6).
+struct baseline_request
+{
+    std::string name;                    ///< The workload's declaration ("cublas").
+    std::string kind;                    ///< "cublas_sgemm".
+    std::string math = "fp32";           ///< "fp32" or "tf32".
+    timing_options timing;
+    std::vector<std::string> cases;      ///< Empty: all cases (the performance ones are timed).
+};
+
+/// What became of a baseline request. A baseline that cannot be timed is a value, never a failure
+/// of the run: the search goes on without it.
+struct baseline_outcome
+{
+    bool available = false;              ///< The worker timed it; `baseline` holds its result.
+    boost::json::object baseline;        ///< The worker's "baseline" object (protocol doc).
+    std::string error_kind;              ///< Otherwise why: "no_baseline" (no cuBLAS, unknown kind,
+                                         ///< nothing declared), "internal", "worker_crash", "hang", ...
+    std::string message;                 ///< One line.
+    double busy_ms = 0;                  ///< Worker time on this request.
+    bool worker_restarted = false;       ///< The worker died or lost its context and was restarted.
+};
+
 class gpu_executor
 {
 public:
@@ -78,12 +101,23 @@ public:
     /// fails throws user_error with the worker's message.
     boost::asio::awaitable<boost::json::object> load(const workload& w, std::uint64_t hidden_seed);
     /// Validates and times one candidate; a fault, hang or crash becomes an invalid result (never an
-    /// exception) and the worker is restarted and reloaded before this returns.
+    /// exception) and the worker is restarted and reloaded before this returns. A request the
+    /// worker refuses (ok: false) is an invalid result with failure.kind "worker_error". Throws
+    /// std::system_error(errc::cancelled) when stop() was called while it waited, user_error when
+    /// a restart cannot start or reload a worker. Completes on the io_context; requests are served
+    /// in FIFO order, one at a time (docs/executors.md).
     boost::asio::awaitable<gpu_evaluation> evaluate(evaluate_request req);
-    /// Final confirmation (protocol op time_interleaved). entries: key -> (candidate, cubin).
+    /// Final confirmation (protocol op time_interleaved). entries: key -> (candidate, cubin); the
+    /// timing options of the first entry apply. Returns {"timings": {key: {case: stats}}}. A worker
+    /// that dies during it is restarted, then this throws.
     boost::asio::awaitable<boost::json::object> time_interleaved(
         std::vector<std::pair<std::string, evaluate_request>> entries, int rounds);
     boost::asio::awaitable<boost::json::object> device_info(bool measure);
+    /// Times a vendor baseline on this GPU's resident cases (protocol op baseline). Never throws
+    /// for what the worker reports (ok: false, a crash, a hang: the worker is restarted); throws
+    /// like evaluate() when the executor stops or a restart fails.
+    boost::asio::awaitable<baseline_outcome> baseline(baseline_request req);
+    /// Fails the queued requests (errc::cancelled), lets the running one finish, stops the worker.
     boost::asio::awaitable<void> stop();
 
     int device() const;

@@ -6,13 +6,17 @@
 // Not thread-safe: use one worker_process from one strand / the io_context thread. Requests are
 // strictly serial; request() must not be called again before the previous one completed.
 
+#include "harness/core/error.hpp"
+
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace warpsmith {
@@ -40,11 +44,19 @@ public:
 
     /// Asks politely (shutdown request, then SIGTERM, then SIGKILL after grace).
     boost::asio::awaitable<void> stop(std::chrono::milliseconds grace);
-    /// SIGKILL now.
+    /// SIGKILL now (the whole process group: a `--worker-cmd` shell and what it started).
     void kill();
 
+    /// Waits up to `timeout` for the child to exit (e.g. after a response carrying
+    /// "worker_restart": true) and reaps it. Returns the exit code, or -1 when it is still running.
+    /// Completes on the executor given at construction; does not kill.
+    boost::asio::awaitable<int> wait_exit(std::chrono::milliseconds timeout);
+
     bool running() const;
-    int exit_code() const;                 ///< -1 while running or unknown.
+    int exit_code() const;                 ///< -1 while running or unknown; 128+N after signal N.
+    /// "exit code 3", "killed by signal 9", or "running".
+    std::string exit_description() const;
+    int pid() const;                       ///< -1 before start.
     const boost::json::object& hello() const;
     const std::string& label() const;
     /// The last lines the child wrote to stderr (kept for diagnosis of crashes).
@@ -54,5 +66,9 @@ private:
     struct impl;
     std::unique_ptr<impl> impl_;
 };
+
+/// The warpsmith errc carried by an exception thrown by worker_process (worker_exited,
+/// worker_timeout, worker_protocol), if it carries one.
+std::optional<errc> worker_errc(const std::system_error& e);
 
 }  // namespace warpsmith

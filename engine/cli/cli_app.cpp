@@ -1,0 +1,271 @@
+#include "engine/cli/cli_app.hpp"
+
+#include "harness/core/error.hpp"
+#include "harness/core/log.hpp"
+
+#include <CLI/CLI.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sys/stat.h>
+
+namespace warpsmith {
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+
+namespace {
+
+void print_error(std::string_view message)
+{
+    std::string line = "warpsmith: " + one_line(message) + "\n";
+    std::fflush(stdout);
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
+}
+
+spdlog::level::level_enum to_spdlog(log_level l)
+{
+    switch (l)
+    {
+    case log_level::debug: return spdlog::level::debug;
+    case log_level::info: return spdlog::level::info;
+    case log_level::warn: return spdlog::level::warn;
+    case log_level::error: return spdlog::level::err;
+    }
+    return spdlog::level::info;
+}
+
+log_level parse_level(const std::string& name)
+{
+    if (name == "debug")
+        return log_level::debug;
+    if (name == "info")
+        return log_level::info;
+    if (name == "error")
+        return log_level::error;
+    return log_level::warn;
+}
+
+/// The library's log seam goes to spdlog on stderr (stdout carries tables and JSON only).
+void bind_logging(log_level min)
+{
+    static std::shared_ptr<spdlog::logger> logger = [] {
+        auto l = spdlog::stderr_color_mt("warpsmith");
+        l->set_pattern("%^[%H:%M:%S.%e %l]%$ %v");
+        l->set_level(spdlog::level::debug);
+        return l;
+    }();
+    auto sink = [](log_level level, std::string_view message) { logger->log(to_spdlog(level), "{}", message); };
+    set_log_sink(sink, min);
+}
+
+constexpr const char* main_footer = R"(Examples:
+  warpsmith device-info
+  warpsmith compile kernel.cu --arch sm_90
+  warpsmith eval bench/workloads/sgemm --kernel my_sgemm.cu
+  warpsmith run results/eval-001/requests/odd-small.json
+
+Exit codes: 0 success, 1 the kernel failed (compile error, invalid result) or an internal error,
+2 bad input (a flag, a file, no GPU). Documentation: docs/cli.md.)";
+
+}  // namespace
+
+std::string one_line(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    bool pending_break = false;
+    for (char c : text)
+    {
+        if (c == '\n' || c == '\r')
+        {
+            pending_break = true;
+            continue;
+        }
+        if (pending_break && (c == ' ' || c == '\t'))
+            continue;
+        if (pending_break && !out.empty())
+        {
+            while (!out.empty() && out.back() == ' ')
+                out.pop_back();
+            out += (!out.empty() && (out.back() == ':' || out.back() == ';')) ? " " : "; ";
+        }
+        pending_break = false;
+        out += c == '\t' ? ' ' : c;
+    }
+    return out;
+}
+
+void exit_with(int code)
+{
+    if (code != 0)
+        throw CLI::RuntimeError(code);
+}
+
+int cli_main(int argc, char** argv, const std::function<void(CLI::App&)>& add_commands)
+{
+    bind_logging(log_level::warn);
+    CLI::App app{"warpsmith: an agentic CUDA kernel optimizer.", "warpsmith"};
+    app.set_version_flag("--version", std::string("warpsmith ") + WARPSMITH_VERSION);
+    app.footer(main_footer);
+    app.require_subcommand(1);
+    app.fallthrough();
+    std::string level = "warn";
+    auto on_level = [](const std::string& value) { bind_logging(parse_level(value)); };
+    app.add_option("--log-level", level, "Diagnostics on stderr: debug, info, warn (default), error")
+        ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
+        ->each(on_level);
+    add_commands(app);
+
+    try
+    {
+        app.parse(argc, argv);
+        return 0;
+    }
+    catch (const CLI::CallForHelp& e)
+    {
+        return app.exit(e);
+    }
+    catch (const CLI::CallForAllHelp& e)
+    {
+        return app.exit(e);
+    }
+    catch (const CLI::CallForVersion& e)
+    {
+        return app.exit(e);
+    }
+    catch (const CLI::RuntimeError& e)
+    {
+        return e.get_exit_code();
+    }
+    catch (const CLI::ParseError& e)
+    {
+        print_error(std::string(e.what()) + " (see 'warpsmith --help')");
+        return 2;
+    }
+    catch (const user_error& e)
+    {
+        print_error(e.what());
+        return 2;
+    }
+    catch (const std::exception& e)
+    {
+        print_error(std::string("error: ") + e.what());
+        return 1;
+    }
+    catch (...)
+    {
+        print_error("error: unknown exception");
+        return 1;
+    }
+}
+
+int run_async(std::function<asio::awaitable<int>(asio::io_context&)> body)
+{
+    asio::io_context ioc;
+    asio::signal_set signals(ioc, SIGINT, SIGTERM);
+    asio::cancellation_signal cancel;
+    int result = 0;
+    std::exception_ptr error;
+    bool interrupted = false;
+
+    std::function<void(const boost::system::error_code&, int)> on_signal;
+    on_signal = [&](const boost::system::error_code& ec, int sig) {
+        if (ec)
+            return;
+        if (interrupted)
+            std::_Exit(130);
+        interrupted = true;
+        log_warn(std::string("interrupted (") + ::strsignal(sig) + "); stopping the workers. Again to abort at once.");
+        cancel.emit(asio::cancellation_type::terminal);
+        signals.async_wait(on_signal);
+    };
+    signals.async_wait(on_signal);
+
+    auto on_done = [&](std::exception_ptr e, int value) {
+        error = e;
+        result = value;
+        boost::system::error_code ignored;
+        signals.cancel(ignored);
+    };
+    asio::co_spawn(ioc, body(ioc), asio::bind_cancellation_slot(cancel.slot(), on_done));
+    ioc.run();
+    if (interrupted)
+    {
+        print_error("interrupted");
+        throw CLI::RuntimeError(130);
+    }
+    if (error)
+        std::rethrow_exception(error);
+    return result;
+}
+
+void worker_options::add_to(CLI::App& cmd)
+{
+    cmd.add_option("--worker", worker, "The warpsmith-worker binary (default: next to warpsmith, else on PATH)");
+    cmd.add_option("--worker-cmd", worker_cmd,
+                   "Start the GPU worker through this command (run by /bin/sh); {device} is replaced by the "
+                   "device index, else '--device K' is appended. E.g. 'ssh gpu7 warpsmith-worker'");
+    cmd.add_option("--worker-arg", worker_args,
+                   "One more argument for the worker (repeatable; write --worker-arg=--flag for flags)");
+}
+
+worker_launch worker_options::launch() const
+{
+    worker_launch l;
+    l.worker_binary = worker.empty() ? worker_launch::default_worker_binary() : worker;
+    if (!worker_cmd.empty())
+        l.command = worker_cmd;
+    l.extra_args = worker_args;
+    return l;
+}
+
+void ensure_dir(const fs::path& dir)
+{
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir))
+        throw user_error("cannot create directory " + dir.string() + (ec ? ": " + ec.message() : ""));
+}
+
+fs::path claim_numbered_dir(const fs::path& parent, std::string_view prefix)
+{
+    ensure_dir(parent);
+    const std::string stem = std::string(prefix) + "-";
+    int next = 1;
+    std::error_code ec;
+    for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec))
+    {
+        std::string name = it->path().filename().string();
+        if (name.rfind(stem, 0) != 0 || name.size() == stem.size())
+            continue;
+        std::string digits = name.substr(stem.size());
+        if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9)
+            continue;
+        next = std::max(next, std::stoi(digits) + 1);
+    }
+    // mkdir is the claim: two warpsmith processes never write into the same directory.
+    for (int attempt = 0; attempt < 1000; ++attempt, ++next)
+    {
+        char number[16];
+        std::snprintf(number, sizeof number, "%03d", next);
+        fs::path p = parent / (stem + number);
+        if (::mkdir(p.c_str(), 0755) == 0)
+            return p;
+        if (errno != EEXIST)
+            throw user_error("cannot create directory " + p.string() + ": " + std::strerror(errno));
+    }
+    throw user_error("cannot find a free " + stem + "NNN directory in " + parent.string());
+}
+
+}  // namespace warpsmith

@@ -1,0 +1,257 @@
+// warpsmith eval: compile a kernel, validate it on every case of a workload and time it next to the
+// reference (and the initial kernel), print a per-case table, write result.json and replay requests.
+
+#include "engine/cli/cli_app.hpp"
+#include "engine/cli/commands.hpp"
+#include "engine/cli/eval_session.hpp"
+#include "engine/cli/kernel_entry.hpp"
+#include "engine/cli/replay_request.hpp"
+#include "engine/run/run_directory.hpp"
+#include "harness/core/error.hpp"
+#include "harness/core/json_file.hpp"
+#include "harness/core/log.hpp"
+
+#include <CLI/CLI.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <cstdio>
+#include <memory>
+
+namespace warpsmith {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct eval_args
+{
+    std::string workload_path;
+    std::string kernel;
+    std::string entry;
+    std::string launch;
+    std::vector<std::string> defines;
+    std::vector<std::string> options;
+    int device = 0;
+    std::string arch;
+    std::string timing_mode = "cold";
+    int warmup = 10;
+    int iterations = 100;
+    double target_noise = 0;
+    std::string out;
+    bool json = false;
+    int launch_timeout_ms = 10000;
+    std::optional<std::uint64_t> hidden_seed;
+    bool no_cache = false;
+    worker_options worker;
+};
+
+/// What eval needs, read and checked before any worker starts (bad input fails fast).
+struct eval_plan
+{
+    workload w;
+    candidate cand;
+    std::string name;
+    timing_options timing;
+    std::uint64_t hidden_seed = 0;
+    session_options session;
+};
+
+std::map<std::string, std::int64_t> parse_defines(const std::vector<std::string>& defines)
+{
+    std::map<std::string, std::int64_t> out;
+    for (const auto& d : defines)
+    {
+        auto eq = d.find('=');
+        std::string name = d.substr(0, eq);
+        std::string value = eq == std::string::npos ? "1" : d.substr(eq + 1);
+        if (name.empty())
+            throw user_error("-D " + d + ": expected NAME=V");
+        try
+        {
+            std::size_t used = 0;
+            long long v = std::stoll(value, &used, 0);
+            if (used != value.size())
+                throw std::invalid_argument(value);
+            out[name] = v;
+        }
+        catch (const std::exception&)
+        {
+            throw user_error("-D " + d + ": the value must be an integer (defines are visible to launch expressions)");
+        }
+    }
+    return out;
+}
+
+/// --launch PLAN.json: a launch plan {"grid", "block", "shared_bytes"}, or {"launch": plan,
+/// "overrides": {case: plan}, "defines": {...}}.
+void apply_launch_file(candidate& cand, const std::string& path)
+{
+    json::value v = read_json_file(path);
+    if (!v.is_object())
+        throw user_error(path + ": expected a JSON object (a launch plan)");
+    const auto& o = v.get_object();
+    if (!o.contains("launch"))
+    {
+        cand.launch = launch_plan::from_json(v, path);
+        return;
+    }
+    cand.launch = launch_plan::from_json(o.at("launch"), path + ": launch");
+    if (const json::value* ov = o.if_contains("overrides"))
+    {
+        if (!ov->is_object())
+            throw user_error(path + ": 'overrides' must be an object of case name -> launch plan");
+        for (const auto& kv : ov->get_object())
+            cand.overrides[std::string(kv.key())] =
+                launch_plan::from_json(kv.value(), path + ": overrides." + std::string(kv.key()));
+    }
+    if (const json::value* dv = o.if_contains("defines"))
+    {
+        if (!dv->is_object())
+            throw user_error(path + ": 'defines' must be an object of name -> integer");
+        for (const auto& kv : dv->get_object())
+        {
+            if (!kv.value().is_int64())
+                throw user_error(path + ": defines." + std::string(kv.key()) + " must be an integer");
+            cand.defines[std::string(kv.key())] = kv.value().get_int64();
+        }
+    }
+}
+
+eval_plan make_plan(const eval_args& a)
+{
+    eval_plan p;
+    p.w = workload::load(a.workload_path);
+    p.cand.source = read_text_file(a.kernel);
+    p.cand.entry = choose_entry(p.cand.source, a.entry.empty() ? std::nullopt : std::optional<std::string>(a.entry),
+                                a.kernel, p.w.sig.entry);
+    p.cand.launch = p.w.launch;
+    if (!a.launch.empty())
+        apply_launch_file(p.cand, a.launch);
+    for (auto& [k, v] : parse_defines(a.defines))
+        p.cand.defines[k] = v;
+    p.cand.options = a.options;
+    if (std::string problem = p.cand.validate(p.w); !problem.empty())
+        throw user_error(a.kernel + ": " + problem);
+    p.name = fs::path(a.kernel).stem().string();
+    if (p.name.empty() || p.name == "reference" || p.name == "initial")
+        p.name = "candidate";
+    p.timing.mode = a.timing_mode;
+    p.timing.warmup = a.warmup;
+    p.timing.iterations = a.iterations;
+    p.timing.target_rel_noise = a.target_noise;
+    p.hidden_seed = a.hidden_seed ? *a.hidden_seed : random_hidden_seed();
+    p.session.device = a.device;
+    p.session.launch = a.worker.launch();
+    if (!a.arch.empty())
+        p.session.arch = a.arch;
+    p.session.launch_timeout = std::chrono::milliseconds(a.launch_timeout_ms);
+    p.session.use_cache = !a.no_cache;
+    return p;
+}
+
+void print(const std::string& s)
+{
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    std::fflush(stdout);
+}
+
+asio::awaitable<int> eval_main(asio::io_context& ioc, std::shared_ptr<eval_args> args,
+                               std::shared_ptr<eval_plan> plan)
+{
+    eval_session session(ioc, plan->session);
+    co_await session.start();
+    co_await session.load(plan->w, plan->hidden_seed);
+    std::vector<std::string> all;
+    kernel_run ref = co_await session.run("reference", candidate::from_kernel(plan->w.reference), plan->timing, all, false);
+    if (!ref.valid())
+        log_warn("the workload's reference did not validate against itself: " +
+                 json::serialize(ref.gpu.result.as_object().at("failure")));
+    std::optional<kernel_run> init;
+    if (plan->w.initial)
+        init = co_await session.run("initial", candidate::from_kernel(*plan->w.initial), plan->timing, all, false);
+    kernel_run cand = co_await session.run(plan->name, plan->cand, plan->timing, all, false);
+    json::object hello = session.hello();
+    co_await session.stop();
+
+    const json::value* ref_result = ref.valid() ? &ref.gpu.result : nullptr;
+    const json::value* init_result = init && init->valid() ? &init->gpu.result : nullptr;
+    eval_report report = make_eval_report(plan->name, cand.gpu.result, ref_result, init_result);
+    report.has_initial = init.has_value();
+
+    // Claimed only now, so that an eval that cannot start (no GPU) leaves no empty directory.
+    fs::path out = args->out.empty() ? claim_numbered_dir("results", "eval") : fs::path(args->out);
+    ensure_dir(out);
+    json::object doc = result_document("eval", plan->w, cand, &ref, init ? &*init : nullptr, report, plan->timing,
+                                       plan->hidden_seed, hello);
+    write_json_file(out / "result.json", doc);
+    for (const auto& c : plan->w.cases)
+    {
+        replay_request r;
+        r.name = plan->name;
+        r.case_name = c.name;
+        r.validate_only = c.role == case_role::correctness;
+        r.hidden_seed = plan->hidden_seed;
+        r.timing = plan->timing;
+        r.cand = plan->cand;
+        r.w = plan->w;
+        write_json_file(out / "requests" / (file_name_for_case(c.name) + ".json"), r.to_json());
+    }
+
+    if (args->json)
+        print(pretty_json(doc));
+    else
+    {
+        print(render_eval_report(report));
+        print("wrote " + (out / "result.json").string() + " and " + (out / "requests").string() + "/\n");
+    }
+    co_return report.status == "valid" ? 0 : 1;
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App& app)
+{
+    auto args = std::make_shared<eval_args>();
+    CLI::App* cmd = app.add_subcommand("eval", "Validate and time one kernel on a workload, next to its reference");
+    cmd->add_option("WORKLOAD", args->workload_path, "Workload directory (with workload.json) or JSON file")
+        ->required();
+    cmd->add_option("--kernel", args->kernel, "The kernel to evaluate (CUDA source)")->required();
+    cmd->add_option("--entry", args->entry,
+                    "Entry point (default: the only extern \"C\" __global__ function, else the workload's)");
+    cmd->add_option("--launch", args->launch,
+                    "Launch plan JSON {grid, block, shared_bytes}, or {launch, overrides, defines} "
+                    "(default: the workload's launch)");
+    cmd->add_option("-D,--define", args->defines, "Integer define NAME=V, also visible to launch expressions");
+    cmd->add_option("--option", args->options, "Allow-listed NVRTC option (repeatable; --option=--use_fast_math)");
+    cmd->add_option("--device", args->device, "CUDA device index (default 0)")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--arch", args->arch, "Compile for this architecture (default: the device's)");
+    cmd->add_option("--timing", args->timing_mode, "cold (L2 scrubbed before each launch, default) or hot")
+        ->check(CLI::IsMember({"cold", "hot"}));
+    cmd->add_option("--warmup", args->warmup, "Warm-up launches per case (default 10)")->check(CLI::Range(0, 100000));
+    cmd->add_option("--iterations", args->iterations, "Timed launches per case (default 100)")
+        ->check(CLI::Range(1, 1000000));
+    cmd->add_option("--target-noise", args->target_noise,
+                    "Stop timing early once the median's relative 95% CI half-width is below this (0: off)")
+        ->check(CLI::Range(0.0, 1.0));
+    cmd->add_option("--out", args->out, "Output directory (default: results/eval-NNN, the next free number)");
+    cmd->add_flag("--json", args->json, "Print result.json instead of the table");
+    cmd->add_option("--launch-timeout-ms", args->launch_timeout_ms,
+                    "A launch running longer is a hang (the worker restarts); default 10000")
+        ->check(CLI::Range(1, 86400000));
+    cmd->add_option("--hidden-seed", args->hidden_seed, "Seed of the hidden inputs (default: random)");
+    cmd->add_flag("--no-cache", args->no_cache, "Do not use the on-disk compile cache");
+    args->worker.add_to(*cmd);
+    cmd->footer("Example:\n  warpsmith eval bench/workloads/sgemm --kernel my_sgemm.cu --launch my_launch.json\n"
+                "Writes result.json and requests/<case>.json (replay with 'warpsmith run').\n"
+                "Exit codes: 0 valid; 1 invalid (compile error, wrong result, fault, hang); 2 bad input or no GPU.");
+    auto run = [args] {
+        auto plan = std::make_shared<eval_plan>(make_plan(*args));
+        auto body = [args, plan](asio::io_context& ioc) { return eval_main(ioc, args, plan); };
+        exit_with(run_async(body));
+    };
+    cmd->callback(run);
+}
+
+}  // namespace warpsmith

@@ -1,0 +1,551 @@
+#include "engine/executors/gpu_executor.hpp"
+
+#include "engine/executors/async_semaphore.hpp"
+#include "engine/executors/worker_process.hpp"
+#include "harness/core/digest.hpp"
+#include "harness/core/error.hpp"
+#include "harness/core/log.hpp"
+
+#include <boost/json/array.hpp>
+#include <boost/system/system_error.hpp>
+
+#include <stdexcept>
+
+namespace warpsmith {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using steady = std::chrono::steady_clock;
+
+json::object timing_options::to_json() const
+{
+    json::object o;
+    o["warmup"] = warmup;
+    o["iterations"] = iterations;
+    o["mode"] = mode;
+    o["target_rel_noise"] = target_rel_noise;
+    return o;
+}
+
+namespace {
+
+double ms_since(steady::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(steady::now() - t0).count();
+}
+
+/// "kind: message" of an ok:false response.
+std::string error_text(const json::object& resp)
+{
+    std::string kind = "error", message;
+    if (auto* e = resp.if_contains("error"); e && e->is_object())
+    {
+        if (auto* k = e->as_object().if_contains("kind"); k && k->is_string())
+            kind = std::string(k->get_string());
+        if (auto* m = e->as_object().if_contains("message"); m && m->is_string())
+            message = std::string(m->get_string());
+    }
+    return kind + ": " + message;
+}
+
+/// The protocol's candidate object: a cubin when the compile pool made one, else the source and
+/// options for the worker to compile itself (as `warpsmith run` does).
+json::object candidate_json(const evaluate_request& req)
+{
+    json::value v = req.cand.to_json();
+    json::object o = v.is_object() ? std::move(v.as_object()) : json::object{};
+    if (!req.cubin.empty())
+    {
+        o.erase("source");
+        o.erase("options");
+        o["cubin_b64"] = base64_encode(req.cubin);
+    }
+    return o;
+}
+
+/// An evaluation result for a candidate the worker could not report on itself.
+json::object synthesized_result(std::string_view kind, const std::string& message, double eval_ms)
+{
+    json::object failure;
+    failure["kind"] = kind;
+    failure["case"] = nullptr;
+    failure["message"] = message;
+    json::object r;
+    r["status"] = "invalid";
+    r["failure"] = std::move(failure);
+    r["cases"] = json::array{};
+    r["score_us"] = nullptr;
+    r["environment"] = nullptr;
+    r["eval_ms"] = eval_ms;
+    return r;
+}
+
+}  // namespace
+
+struct gpu_executor::impl
+{
+    impl(asio::io_context& io, worker_launch l, int dev, gpu_executor_options o)
+        : ioc(io), launch(std::move(l)), device(dev), opts(o), gate(io.get_executor(), 1),
+          label("gpu" + std::to_string(dev))
+    {
+    }
+
+    asio::io_context& ioc;
+    worker_launch launch;
+    int device;
+    gpu_executor_options opts;
+    async_semaphore gate;
+    std::string label;
+    std::unique_ptr<worker_process> worker;
+    json::object hello;
+    std::optional<json::value> workload_json;
+    std::uint64_t hidden_seed = 0;
+    int queued = 0;
+    bool busy = false;
+    double busy_seconds = 0;
+    int restarts = 0;
+    bool stopping = false;
+
+    /// Waits for the GPU (FIFO) and returns the permit; the wait is counted in queued().
+    asio::awaitable<async_semaphore::permit> enter()
+    {
+        ++queued;
+        struct dec
+        {
+            int& n;
+            ~dec() { --n; }
+        } d{queued};
+        try
+        {
+            co_await gate.acquire();
+        }
+        catch (const boost::system::system_error&)
+        {
+            if (stopping)
+                throw std::system_error(std::error_code(make_error_code(errc::cancelled)),
+                                        label + ": executor is stopping");
+            throw;
+        }
+        async_semaphore::permit p(gate);
+        if (stopping)
+            throw std::system_error(std::error_code(make_error_code(errc::cancelled)),
+                                    label + ": executor is stopping");
+        co_return p;
+    }
+
+    /// One request to the worker, with busy-time accounting.
+    asio::awaitable<json::object> timed_request(json::object req, std::chrono::milliseconds deadline,
+                                                double& elapsed_ms)
+    {
+        busy = true;
+        auto t0 = steady::now();
+        struct account
+        {
+            impl& self;
+            steady::time_point t0;
+            double& elapsed;
+            ~account()
+            {
+                elapsed = ms_since(t0);
+                self.busy_seconds += elapsed / 1000.0;
+                self.busy = false;
+            }
+        } acc{*this, t0, elapsed_ms};
+        co_return co_await worker->request(std::move(req), deadline);
+    }
+
+    /// Starts a fresh worker and exchanges hello. Failures to start are user errors (no GPU, no
+    /// worker binary, a launcher that cannot reach its host).
+    asio::awaitable<void> start_worker()
+    {
+        auto argv = launch.gpu_argv(device);
+        worker = std::make_unique<worker_process>(ioc.get_executor(), argv, label);
+        try
+        {
+            hello = co_await worker->start(opts.start_deadline);
+        }
+        catch (const std::system_error& e)
+        {
+            throw user_error(std::string(e.what()));
+        }
+    }
+
+    asio::awaitable<json::object> send_load()
+    {
+        json::object req;
+        req["op"] = "load_workload";
+        req["workload"] = *workload_json;
+        req["hidden_seed"] = hidden_seed;
+        req["launch_timeout_ms"] = opts.launch_timeout.count();
+        double ms = 0;
+        json::object resp;
+        try
+        {
+            resp = co_await timed_request(std::move(req), opts.request_deadline, ms);
+        }
+        catch (const std::system_error& e)
+        {
+            throw user_error(label + ": loading the workload failed: " + e.what());
+        }
+        if (!resp.at("ok").as_bool())
+            throw user_error(label + ": loading the workload failed (" + error_text(resp) + ")");
+        co_return resp;
+    }
+
+    /// Replaces a dead or poisoned worker: start, hello, and the same workload with the same hidden
+    /// seed, so the next candidate sees exactly the inputs the last one did. Returns the time taken.
+    asio::awaitable<double> restart(std::string_view reason)
+    {
+        auto t0 = steady::now();
+        if (worker)
+        {
+            // After a fault the worker exits by itself (code 3); give it a moment, then insist.
+            int code = co_await worker->wait_exit(5s);
+            if (code < 0)
+            {
+                worker->kill();
+                co_await worker->wait_exit(10s);
+            }
+            worker.reset();
+        }
+        if (++restarts > opts.max_restarts)
+            throw std::runtime_error(label + ": the worker was restarted " + std::to_string(restarts - 1) +
+                                     " times; giving up");
+        log(log_level::info, label + ": restarting the worker after " + std::string(reason));
+        co_await start_worker();
+        if (workload_json)
+            co_await send_load();
+        co_return ms_since(t0);
+    }
+
+    /// A worker that died while idle is replaced before the next request, blamed on nobody.
+    asio::awaitable<void> ensure_worker()
+    {
+        if (!worker)
+        {
+            co_await start_worker();
+            if (workload_json)
+                co_await send_load();
+            co_return;
+        }
+        if (!worker->running())
+            co_await restart("an exit while idle (" + worker->exit_description() + ")");
+    }
+};
+
+gpu_executor::gpu_executor(asio::io_context& ioc, worker_launch launch, int device, gpu_executor_options opts)
+    : impl_(std::make_unique<impl>(ioc, std::move(launch), device, opts))
+{
+}
+
+gpu_executor::~gpu_executor() = default;
+
+asio::awaitable<json::object> gpu_executor::start()
+{
+    auto& d = *impl_;
+    auto permit = co_await d.enter();
+    if (!d.worker || !d.worker->running())
+    {
+        d.worker.reset();
+        co_await d.start_worker();
+    }
+    co_return d.hello;
+}
+
+asio::awaitable<json::object> gpu_executor::load(const workload& w, std::uint64_t hidden_seed)
+{
+    auto& d = *impl_;
+    // Serialized before waiting: the caller's workload may not outlive a long queue.
+    json::value wj = w.to_json();
+    auto permit = co_await d.enter();
+    d.workload_json = std::move(wj);
+    d.hidden_seed = hidden_seed;
+    if (!d.worker || !d.worker->running())
+    {
+        d.worker.reset();
+        co_await d.start_worker();
+    }
+    co_return co_await d.send_load();
+}
+
+asio::awaitable<gpu_evaluation> gpu_executor::evaluate(evaluate_request req)
+{
+    auto& d = *impl_;
+    gpu_evaluation out;
+    out.device = d.device;
+    json::object msg;
+    msg["op"] = "evaluate";
+    msg["name"] = req.name;
+    msg["candidate"] = candidate_json(req);
+    msg["timing"] = req.timing.to_json();
+    msg["validate_only"] = req.validate_only;
+    if (!req.cases.empty())
+    {
+        json::array cases;
+        for (const auto& c : req.cases)
+            cases.emplace_back(c);
+        msg["cases"] = std::move(cases);
+    }
+
+    auto t_queue = steady::now();
+    auto permit = co_await d.enter();
+    out.queued_ms = ms_since(t_queue);
+    co_await d.ensure_worker();
+
+    json::object resp;
+    std::string died_kind, died_message;
+    try
+    {
+        resp = co_await d.timed_request(std::move(msg), d.opts.request_deadline, out.busy_ms);
+    }
+    catch (const std::system_error& e)
+    {
+        auto code = worker_errc(e);
+        if (!code)
+            throw;
+        if (*code == errc::worker_timeout)
+        {
+            died_kind = "hang";
+            died_message = "no answer within " + std::to_string(d.opts.request_deadline.count()) +
+                           " ms (the worker was killed; a kernel that never finishes?)";
+        }
+        else
+        {
+            died_kind = "worker_crash";
+            died_message = "the worker died while evaluating " + req.name + " (" + d.worker->exit_description() + ")";
+            std::string tail = d.worker->stderr_tail();
+            if (!tail.empty())
+            {
+                // The last line the worker wrote usually names the cause (an abort message).
+                tail.pop_back();
+                auto nl = tail.rfind('\n');
+                died_message += ": " + tail.substr(nl == std::string::npos ? 0 : nl + 1);
+            }
+            if (*code == errc::worker_protocol)
+                died_message = std::string("the worker broke the protocol while evaluating ") + req.name + ": " +
+                               e.what();
+        }
+    }
+
+    if (!died_kind.empty())
+    {
+        log(log_level::warn, d.label + ": " + req.name + ": " + died_message);
+        out.result = synthesized_result(died_kind, died_message, out.busy_ms);
+        out.worker_restarted = true;
+        out.restart_reason = died_kind;
+        out.restart_ms = co_await d.restart(died_kind);
+        co_return out;
+    }
+
+    if (!resp.at("ok").as_bool())
+    {
+        // The worker refused the request (bad_request, no_workload, internal): nothing ran on the
+        // GPU; the candidate is recorded as invalid with the worker's reason.
+        out.result = synthesized_result("worker_error", error_text(resp), out.busy_ms);
+        co_return out;
+    }
+    if (auto* r = resp.if_contains("result"))
+        out.result = *r;
+    else
+        out.result = synthesized_result("worker_error", "the worker's response carries no 'result'", out.busy_ms);
+
+    if (auto* wr = resp.if_contains("worker_restart"); wr && wr->is_bool() && wr->get_bool())
+    {
+        std::string kind = "fault";
+        if (out.result.is_object())
+            if (auto* f = out.result.as_object().if_contains("failure"); f && f->is_object())
+                if (auto* k = f->as_object().if_contains("kind"); k && k->is_string())
+                    kind = std::string(k->get_string());
+        out.worker_restarted = true;
+        out.restart_reason = kind;
+        out.restart_ms = co_await d.restart(kind);
+    }
+    co_return out;
+}
+
+asio::awaitable<json::object> gpu_executor::time_interleaved(
+    std::vector<std::pair<std::string, evaluate_request>> entries, int rounds)
+{
+    auto& d = *impl_;
+    json::object msg;
+    msg["op"] = "time_interleaved";
+    msg["rounds"] = rounds;
+    json::array list;
+    for (const auto& [key, req] : entries)
+    {
+        json::object e;
+        e["key"] = key;
+        e["candidate"] = candidate_json(req);
+        list.emplace_back(std::move(e));
+    }
+    msg["entries"] = std::move(list);
+    msg["timing"] = entries.empty() ? timing_options{}.to_json() : entries.front().second.timing.to_json();
+
+    auto permit = co_await d.enter();
+    co_await d.ensure_worker();
+    double ms = 0;
+    json::object resp;
+    std::string failed;
+    try
+    {
+        resp = co_await d.timed_request(std::move(msg), d.opts.request_deadline, ms);
+    }
+    catch (const std::system_error& e)
+    {
+        if (!worker_errc(e))
+            throw;
+        failed = d.label + ": time_interleaved failed: " + e.what();
+    }
+    if (!failed.empty())
+    {
+        co_await d.restart("a failed time_interleaved");
+        throw std::runtime_error(failed);
+    }
+    if (!resp.at("ok").as_bool())
+        throw std::runtime_error(d.label + ": time_interleaved refused (" + error_text(resp) + ")");
+    if (auto* wr = resp.if_contains("worker_restart"); wr && wr->is_bool() && wr->get_bool())
+        co_await d.restart("a fault during time_interleaved");
+    resp.erase("id");
+    resp.erase("ok");
+    co_return resp;
+}
+
+asio::awaitable<json::object> gpu_executor::device_info(bool measure)
+{
+    auto& d = *impl_;
+    json::object msg;
+    msg["op"] = "device_info";
+    msg["measure"] = measure;
+    auto permit = co_await d.enter();
+    co_await d.ensure_worker();
+    double ms = 0;
+    json::object resp;
+    try
+    {
+        resp = co_await d.timed_request(std::move(msg), d.opts.request_deadline, ms);
+    }
+    catch (const std::system_error& e)
+    {
+        if (!worker_errc(e))
+            throw;
+        throw user_error(d.label + ": device_info failed: " + e.what());
+    }
+    if (!resp.at("ok").as_bool())
+        throw user_error(d.label + ": device_info failed (" + error_text(resp) + ")");
+    if (auto* dev = resp.if_contains("device"); dev && dev->is_object())
+        co_return dev->as_object();
+    throw user_error(d.label + ": device_info response carries no 'device'");
+}
+
+asio::awaitable<baseline_outcome> gpu_executor::baseline(baseline_request req)
+{
+    auto& d = *impl_;
+    json::object msg;
+    msg["op"] = "baseline";
+    msg["name"] = req.name;
+    msg["kind"] = req.kind;
+    msg["math"] = req.math;
+    msg["timing"] = req.timing.to_json();
+    if (!req.cases.empty())
+    {
+        json::array cases;
+        for (const auto& c : req.cases)
+            cases.emplace_back(c);
+        msg["cases"] = std::move(cases);
+    }
+    auto permit = co_await d.enter();
+    co_await d.ensure_worker();
+    baseline_outcome out;
+    json::object resp;
+    std::string died;
+    try
+    {
+        resp = co_await d.timed_request(std::move(msg), d.opts.request_deadline, out.busy_ms);
+    }
+    catch (const std::system_error& e)
+    {
+        auto code = worker_errc(e);
+        if (!code)
+            throw;
+        died = *code == errc::worker_timeout ? "hang" : "worker_crash";
+        out.message = d.label + ": baseline " + req.name + " (" + req.math + "): " + e.what();
+    }
+    if (!died.empty())
+    {
+        log(log_level::warn, out.message);
+        out.error_kind = died;
+        out.worker_restarted = true;
+        co_await d.restart("a failed baseline");
+        co_return out;
+    }
+    if (auto* wr = resp.if_contains("worker_restart"); wr && wr->is_bool() && wr->get_bool())
+    {
+        out.worker_restarted = true;
+        co_await d.restart("a fault during a baseline");
+    }
+    if (!resp.at("ok").as_bool())
+    {
+        const std::string text = error_text(resp);
+        const auto colon = text.find(": ");
+        out.error_kind = text.substr(0, colon);
+        out.message = colon == std::string::npos ? text : text.substr(colon + 2);
+        co_return out;
+    }
+    if (auto* b = resp.if_contains("baseline"); b && b->is_object())
+    {
+        out.available = true;
+        out.baseline = b->as_object();
+    }
+    else
+    {
+        out.error_kind = "worker_error";
+        out.message = "the worker's response carries no 'baseline'";
+    }
+    co_return out;
+}
+
+asio::awaitable<void> gpu_executor::stop()
+{
+    auto& d = *impl_;
+    d.stopping = true;
+    // Requests still queued fail with errc::cancelled; the one running finishes first (SPEC §4:
+    // the GPU finishes the current evaluation).
+    d.gate.abort_waiters();
+    co_await d.gate.acquire();
+    async_semaphore::permit permit(d.gate);
+    if (d.worker)
+        co_await d.worker->stop(5s);
+}
+
+int gpu_executor::device() const
+{
+    return impl_->device;
+}
+
+const json::object& gpu_executor::hello() const
+{
+    return impl_->hello;
+}
+
+int gpu_executor::queued() const
+{
+    return impl_->queued;
+}
+
+bool gpu_executor::busy() const
+{
+    return impl_->busy;
+}
+
+double gpu_executor::busy_seconds() const
+{
+    return impl_->busy_seconds;
+}
+
+int gpu_executor::restarts() const
+{
+    return impl_->restarts;
+}
+
+}  // namespace warpsmith

@@ -1,0 +1,579 @@
+#include "engine/executors/worker_process.hpp"
+
+#include "engine/executors/line_framer.hpp"
+#include "harness/core/log.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/deferred.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/parallel_group.hpp>
+#include <boost/asio/readable_pipe.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/asio/writable_pipe.hpp>
+#include <boost/process/v2/process.hpp>
+#include <boost/process/v2/stdio.hpp>
+
+#include <array>
+#include <csignal>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <mutex>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace warpsmith {
+
+namespace asio = boost::asio;
+namespace bp = boost::process::v2;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// A protocol line may carry an evaluation result for many cases, but never more than this; a child
+/// that writes megabytes without a newline is broken, and we stop buffering.
+constexpr std::size_t max_response_line = 64u << 20;
+constexpr std::size_t max_stderr_line = 4096;
+constexpr std::size_t stderr_tail_lines = 40;
+
+/// Writing to a pipe whose reader died raises SIGPIPE, which would kill warpsmith itself; with it
+/// ignored the write fails with EPIPE and the worker is treated as exited.
+void ignore_sigpipe_once()
+{
+    static std::once_flag once;
+    std::call_once(once, [] { std::signal(SIGPIPE, SIG_IGN); });
+}
+
+/// Runs in the child between fork and exec: a process group of its own, so that stopping a worker
+/// reaches everything a `--worker-cmd` shell started (ssh, srun), and so that the terminal's Ctrl-C
+/// goes to warpsmith alone, which then decides how to stop its workers (SPEC §4 "Cancellation").
+struct new_process_group
+{
+    template <typename Launcher>
+    bp::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*&)
+    {
+        if (::setpgid(0, 0) != 0)
+            return bp::error_code(errno, boost::system::system_category());
+        return {};
+    }
+};
+
+/// argv[0] as a path to execute: as given when it contains a '/', else looked up on PATH.
+std::optional<std::filesystem::path> resolve_program(const std::string& name)
+{
+    if (name.find('/') != std::string::npos)
+    {
+        if (::access(name.c_str(), X_OK) == 0)
+            return std::filesystem::path(name);
+        return std::nullopt;
+    }
+    const char* path = std::getenv("PATH");
+    std::string_view rest = path ? path : "/usr/local/bin:/usr/bin:/bin";
+    while (!rest.empty())
+    {
+        auto colon = rest.find(':');
+        std::string_view dir = rest.substr(0, colon);
+        rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+        if (dir.empty())
+            continue;
+        auto p = std::filesystem::path(dir) / name;
+        if (::access(p.c_str(), X_OK) == 0)
+            return p;
+    }
+    return std::nullopt;
+}
+
+std::system_error make_error(errc e, const std::string& what)
+{
+    return std::system_error(std::error_code(make_error_code(e)), what);
+}
+
+std::string excerpt(std::string_view text, std::size_t n = 120)
+{
+    if (text.size() <= n)
+        return std::string(text);
+    return std::string(text.substr(0, n)) + "...";
+}
+
+/// The child's stderr, read by a detached coroutine that owns this state through a shared_ptr, so
+/// the reader may finish after the worker_process is gone (closing the pipe only cancels its read).
+struct stderr_state
+{
+    explicit stderr_state(const asio::any_io_executor& ex) : pipe(ex), eof_signal(ex) {}
+
+    asio::readable_pipe pipe;
+    std::string label;
+    std::deque<std::string> tail;
+    bool done = false;
+    /// Never expires on its own; cancelled when the reader reaches EOF, so that code which wants
+    /// the child's last words can wait briefly for them.
+    asio::steady_timer eof_signal;
+
+    void add(std::string line)
+    {
+        log(log_level::debug, "[" + label + "] " + line);
+        tail.push_back(std::move(line));
+        while (tail.size() > stderr_tail_lines)
+            tail.pop_front();
+    }
+};
+
+asio::awaitable<void> read_stderr(std::shared_ptr<stderr_state> s)
+{
+    std::array<char, 4096> buf;
+    line_framer framer(max_stderr_line, line_framer::overflow_policy::truncate);
+    for (;;)
+    {
+        auto [ec, n] = co_await s->pipe.async_read_some(asio::buffer(buf), asio::as_tuple(asio::use_awaitable));
+        if (ec)
+            break;
+        framer.feed(std::string_view(buf.data(), n));
+        while (auto line = framer.next_line())
+            s->add(std::move(*line));
+    }
+    if (auto rest = framer.take_partial(); !rest.empty())
+        s->add(std::move(rest));
+    s->done = true;
+    s->eof_signal.cancel();
+}
+
+}  // namespace
+
+std::optional<errc> worker_errc(const std::system_error& e)
+{
+    const std::error_category& ours = warpsmith_category();
+    if (e.code().category() == ours)
+        return static_cast<errc>(e.code().value());
+    return std::nullopt;
+}
+
+struct worker_process::impl
+{
+    impl(asio::any_io_executor executor, std::vector<std::string> args, std::string name)
+        : ex(std::move(executor)),
+          argv(std::move(args)),
+          label(std::move(name)),
+          in(ex),
+          out(ex),
+          err(std::make_shared<stderr_state>(ex)),
+          framer(max_response_line)
+    {
+        err->label = label;
+    }
+
+    ~impl()
+    {
+        boost::system::error_code ec;
+        in.close(ec);
+        out.close(ec);
+        err->pipe.close(ec);
+        if (proc && !exited)
+            signal_group(SIGKILL);
+        // ~process() then reaps the killed child (terminate_if_running: kill + waitpid).
+    }
+
+    asio::any_io_executor ex;
+    std::vector<std::string> argv;
+    std::string label;
+    asio::writable_pipe in;
+    asio::readable_pipe out;
+    std::shared_ptr<stderr_state> err;
+    std::optional<bp::process> proc;
+    line_framer framer;
+    std::array<char, 65536> read_buf;
+    json::object hello;
+    std::int64_t next_id = 0;
+    bool busy = false;
+    bool exited = false;
+    int code = -1;
+    int native_status = 0;
+
+    void signal_group(int sig)
+    {
+        if (!proc || exited)
+            return;
+        pid_t pid = proc->id();
+        if (pid <= 0)
+            return;
+        if (::kill(-pid, sig) != 0)
+            ::kill(pid, sig);
+    }
+
+    void record_exit(int native)
+    {
+        exited = true;
+        native_status = native;
+        if (WIFEXITED(native))
+            code = WEXITSTATUS(native);
+        else if (WIFSIGNALED(native))
+            code = 128 + WTERMSIG(native);
+        else
+            code = native;
+    }
+
+    std::string describe_exit() const
+    {
+        if (!exited)
+            return "running";
+        if (WIFSIGNALED(native_status))
+            return "killed by signal " + std::to_string(WTERMSIG(native_status));
+        return "exit code " + std::to_string(code);
+    }
+
+    std::string last_stderr_line() const
+    {
+        for (auto it = err->tail.rbegin(); it != err->tail.rend(); ++it)
+            if (!it->empty())
+                return *it;
+        return {};
+    }
+
+    /// Polls without blocking; reaps an exited child.
+    bool poll_running()
+    {
+        if (!proc || exited)
+            return false;
+        boost::system::error_code ec;
+        bool r = proc->running(ec);
+        if (ec)
+            return false;
+        if (!r)
+            record_exit(proc->native_exit_code());
+        return r;
+    }
+
+    /// Waits up to timeout for the child to exit; true when it did (and it is reaped).
+    asio::awaitable<bool> wait_exit_for(std::chrono::milliseconds timeout)
+    {
+        if (!proc || exited)
+            co_return true;
+        if (!poll_running())
+            co_return true;
+        asio::steady_timer timer(ex, timeout);
+        auto wait_op = proc->async_wait(asio::deferred);
+        auto timer_op = timer.async_wait(asio::deferred);
+        auto [order, wait_ec, status, timer_ec] =
+            co_await asio::experimental::make_parallel_group(std::move(wait_op), std::move(timer_op))
+                .async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
+        (void)status;
+        (void)timer_ec;
+        if (order[0] == 0 && !wait_ec)
+        {
+            record_exit(proc->native_exit_code());
+            co_return true;
+        }
+        co_return !poll_running();
+    }
+
+    /// Kills the child (whole group) and reaps it.
+    asio::awaitable<void> kill_and_reap()
+    {
+        signal_group(SIGKILL);
+        // SIGKILL cannot be ignored, but a child inside a driver call may take a moment to die.
+        for (;;)
+        {
+            bool gone = co_await wait_exit_for(10s);
+            if (gone)
+                break;
+            signal_group(SIGKILL);
+        }
+    }
+
+    /// Gives the stderr reader a moment to deliver the child's last lines.
+    asio::awaitable<void> drain_stderr()
+    {
+        if (err->done)
+            co_return;
+        err->eof_signal.expires_after(300ms);
+        co_await err->eof_signal.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+
+    /// The child closed stdout or its stdin: collect its exit and throw worker_exited.
+    asio::awaitable<void> throw_exited(std::string_view during)
+    {
+        bool gone = co_await wait_exit_for(2s);
+        if (!gone)
+            co_await kill_and_reap();
+        co_await drain_stderr();
+        std::string what = label + ": worker exited (" + describe_exit() + ") during '" + std::string(during) + "'";
+        if (auto last = last_stderr_line(); !last.empty())
+            what += ": " + excerpt(last, 200);
+        log(log_level::warn, what);
+        throw make_error(errc::worker_exited, what);
+    }
+
+    json::object check_response(const std::string& line, std::int64_t id, std::string_view op)
+    {
+        boost::system::error_code ec;
+        json::value v = json::parse(line, ec);
+        if (ec || !v.is_object())
+            throw make_error(errc::worker_protocol, label + ": '" + std::string(op) +
+                                                        "' answered with a line that is not a JSON object: " +
+                                                        excerpt(line));
+        auto& o = v.as_object();
+        const json::value* rid = o.if_contains("id");
+        if (!rid || !rid->is_int64() || rid->get_int64() != id)
+            throw make_error(errc::worker_protocol, label + ": response id does not match request " +
+                                                        std::to_string(id) + " ('" + std::string(op) +
+                                                        "'): " + excerpt(line));
+        const json::value* okv = o.if_contains("ok");
+        if (!okv || !okv->is_bool())
+            throw make_error(errc::worker_protocol,
+                             label + ": response to '" + std::string(op) + "' lacks a boolean 'ok'");
+        return std::move(o);
+    }
+
+    /// Writes one request line and reads its response line. Throws like request().
+    asio::awaitable<json::object> exchange(std::string line, std::int64_t id, std::string op)
+    {
+        auto [wec, wn] = co_await asio::async_write(in, asio::buffer(line), asio::as_tuple(asio::use_awaitable));
+        (void)wn;
+        if (wec == asio::error::operation_aborted)
+            throw std::system_error(std::error_code(wec), label + ": '" + op + "' cancelled");
+        if (wec)
+        {
+            // EPIPE: the child is gone. Whatever it wrote before dying is not an answer.
+            co_await throw_exited(op);
+        }
+        for (;;)
+        {
+            while (auto resp = framer.next_line())
+            {
+                if (resp->empty())
+                    continue;
+                co_return check_response(*resp, id, op);
+            }
+            if (framer.overflowed())
+                throw make_error(errc::worker_protocol, label + ": response to '" + op + "' exceeds " +
+                                                            std::to_string(max_response_line) + " bytes");
+            auto [ec, n] =
+                co_await out.async_read_some(asio::buffer(read_buf), asio::as_tuple(asio::use_awaitable));
+            if (ec == asio::error::eof)
+                co_await throw_exited(op);
+            if (ec)
+                throw std::system_error(std::error_code(ec), label + ": reading the response to '" + op + "'");
+            framer.feed(std::string_view(read_buf.data(), n));
+        }
+    }
+
+    asio::awaitable<json::object> request(json::object req, std::chrono::milliseconds deadline)
+    {
+        if (!proc || exited)
+            throw make_error(errc::worker_exited, label + ": worker is not running (" + describe_exit() + ")");
+        if (busy)
+            throw std::logic_error(label + ": worker_process::request called while another request is in flight");
+        busy = true;
+        struct busy_reset
+        {
+            bool& flag;
+            ~busy_reset() { flag = false; }
+        } reset{busy};
+
+        std::int64_t id = ++next_id;
+        req["id"] = id;
+        std::string op = req.contains("op") && req.at("op").is_string() ? std::string(req.at("op").as_string()) : "?";
+        std::string line = json::serialize(req);
+        line += '\n';
+
+        asio::steady_timer timer(ex, deadline);
+        auto exchange_op = asio::co_spawn(ex, exchange(std::move(line), id, op), asio::deferred);
+        auto timer_op = timer.async_wait(asio::deferred);
+        auto [order, eptr, resp, timer_ec] =
+            co_await asio::experimental::make_parallel_group(std::move(exchange_op), std::move(timer_op))
+                .async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
+        (void)timer_ec;
+
+        if (order[0] == 1)
+        {
+            // The deadline passed first; the exchange was cancelled, so the child may be stuck in
+            // a kernel or a driver call. It cannot be trusted with another request.
+            co_await kill_and_reap();
+            std::string what = label + ": no answer to '" + op + "' within " + std::to_string(deadline.count()) +
+                               " ms; worker killed";
+            log(log_level::warn, what);
+            throw make_error(errc::worker_timeout, what);
+        }
+        if (eptr)
+        {
+            bool exited_already = false;
+            bool cancelled = false;
+            try
+            {
+                std::rethrow_exception(eptr);
+            }
+            catch (const std::system_error& e)
+            {
+                exited_already = worker_errc(e) == errc::worker_exited;
+                cancelled = e.code() == std::errc::operation_canceled;
+            }
+            catch (const boost::system::system_error& e)
+            {
+                cancelled = e.code() == asio::error::operation_aborted;
+            }
+            catch (...)
+            {
+            }
+            // A protocol violation or a cancelled exchange leaves the stream mid-message; the only
+            // safe continuation is a new worker. When our caller was cancelled, every further
+            // co_await would throw, so the child is only signalled here and reaped later (by
+            // running(), stop() or the destructor).
+            if (cancelled)
+                signal_group(SIGKILL);
+            else if (!exited_already)
+                co_await kill_and_reap();
+            std::rethrow_exception(eptr);
+        }
+        co_return std::move(resp);
+    }
+};
+
+worker_process::worker_process(asio::any_io_executor ex, std::vector<std::string> argv, std::string label)
+    : impl_(std::make_unique<impl>(std::move(ex), std::move(argv), std::move(label)))
+{
+    if (impl_->argv.empty())
+        throw std::invalid_argument("worker_process: empty argv");
+}
+
+worker_process::~worker_process() = default;
+
+asio::awaitable<json::object> worker_process::start(std::chrono::milliseconds deadline)
+{
+    auto& d = *impl_;
+    if (d.proc)
+        throw std::logic_error(d.label + ": worker_process::start called twice");
+    ignore_sigpipe_once();
+    auto program = resolve_program(d.argv.front());
+    if (!program)
+        throw user_error("cannot start worker '" + d.argv.front() + "': not found or not executable");
+    std::vector<std::string> args(d.argv.begin() + 1, d.argv.end());
+    try
+    {
+        bp::process_stdio stdio{d.in, d.out, d.err->pipe};
+        d.proc.emplace(d.ex, bp::filesystem::path(program->string()), args, stdio, new_process_group{});
+    }
+    catch (const boost::system::system_error& e)
+    {
+        throw user_error("cannot start worker '" + d.argv.front() + "': " + e.code().message());
+    }
+    log(log_level::debug, d.label + ": started pid " + std::to_string(d.proc->id()));
+    asio::co_spawn(d.ex, read_stderr(d.err), asio::detached);
+
+    json::object hello_req;
+    hello_req["op"] = "hello";
+    json::object resp = co_await d.request(std::move(hello_req), deadline);
+    if (!resp.at("ok").as_bool())
+    {
+        std::string kind = "error", message;
+        if (auto* e = resp.if_contains("error"); e && e->is_object())
+        {
+            if (auto* k = e->as_object().if_contains("kind"); k && k->is_string())
+                kind = std::string(k->get_string());
+            if (auto* m = e->as_object().if_contains("message"); m && m->is_string())
+                message = std::string(m->get_string());
+        }
+        co_await stop(2s);
+        throw user_error(d.label + ": worker refused to start (" + kind + "): " + message);
+    }
+    d.hello = resp;
+    co_return resp;
+}
+
+asio::awaitable<json::object> worker_process::request(json::object req, std::chrono::milliseconds deadline)
+{
+    return impl_->request(std::move(req), deadline);
+}
+
+asio::awaitable<void> worker_process::stop(std::chrono::milliseconds grace)
+{
+    auto& d = *impl_;
+    if (!d.proc || d.exited)
+        co_return;
+    boost::system::error_code ec;
+    if (!d.busy && d.poll_running())
+    {
+        json::object req;
+        req["op"] = "shutdown";
+        try
+        {
+            co_await d.request(std::move(req), grace);
+        }
+        catch (const std::system_error&)
+        {
+            // Already gone or killed by the request's deadline: nothing more to ask.
+        }
+    }
+    // EOF on stdin means shutdown too (protocol), for a worker that missed the request.
+    d.in.close(ec);
+    bool gone = co_await d.wait_exit_for(grace);
+    if (gone)
+        co_return;
+    log(log_level::warn, d.label + ": worker ignored shutdown; sending SIGTERM");
+    d.signal_group(SIGTERM);
+    gone = co_await d.wait_exit_for(grace);
+    if (gone)
+        co_return;
+    log(log_level::warn, d.label + ": worker ignored SIGTERM; sending SIGKILL");
+    co_await d.kill_and_reap();
+}
+
+void worker_process::kill()
+{
+    impl_->signal_group(SIGKILL);
+}
+
+asio::awaitable<int> worker_process::wait_exit(std::chrono::milliseconds timeout)
+{
+    bool gone = co_await impl_->wait_exit_for(timeout);
+    if (!gone)
+        co_return -1;
+    co_return impl_->code;
+}
+
+bool worker_process::running() const
+{
+    return impl_->poll_running();
+}
+
+int worker_process::exit_code() const
+{
+    return impl_->exited ? impl_->code : -1;
+}
+
+std::string worker_process::exit_description() const
+{
+    return impl_->describe_exit();
+}
+
+int worker_process::pid() const
+{
+    return impl_->proc ? impl_->proc->id() : -1;
+}
+
+const json::object& worker_process::hello() const
+{
+    return impl_->hello;
+}
+
+const std::string& worker_process::label() const
+{
+    return impl_->label;
+}
+
+std::string worker_process::stderr_tail() const
+{
+    std::string out;
+    for (const auto& line : impl_->err->tail)
+    {
+        out += line;
+        out += '\n';
+    }
+    return out;
+}
+
+}  // namespace warpsmith

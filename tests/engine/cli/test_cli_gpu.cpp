@@ -1,0 +1,52 @@
+// The warpsmith program with the real warpsmith-worker on a GPU (ctest label "gpu"; skipped
+// without one): device-info, eval of a valid and a faulting kernel, and run of a written request.
+
+#include "harness/core/json_file.hpp"
+#include "tests/engine/cli/cli_test_support.hpp"
+
+#include <boost/json.hpp>
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+using namespace warpsmith;
+using namespace warpsmith::test;
+
+BOOST_AUTO_TEST_SUITE(cli_gpu_suite)
+
+BOOST_AUTO_TEST_CASE(device_info_eval_and_run)
+{
+    temp_dir cwd;
+    auto info = run_warpsmith({"device-info", "--json"}, cwd.path());
+    BOOST_TEST_REQUIRE(info.rc == 0, info.err);
+    json::value dev = json::parse(info.out);
+    BOOST_TEST(dev.at("sm_count").as_int64() > 0);
+    BOOST_TEST(std::string(dev.at("arch").as_string()).rfind("sm_", 0) == 0u);
+
+    std::ofstream(cwd.path() / "launch.json") << R"J({"grid": ["ceil_div(n,1024)"], "block": [256]})J";
+    const std::string w = vadd_dir().string();
+    auto ev = run_warpsmith({"eval", w, "--kernel", (vadd_dir() / "vec4.cu").string(), "--launch", "launch.json",
+                             "--iterations", "20", "--out", "ev"},
+                            cwd.path());
+    BOOST_TEST(ev.rc == 0, ev.out + ev.err);
+    json::value doc = read_json_file(cwd.path() / "ev" / "result.json");
+    BOOST_TEST(doc.at("status").as_string() == "valid");
+    BOOST_TEST(doc.at("speedup").at("vs_reference").to_number<double>() > 0);
+    BOOST_TEST(doc.at("environment").at("gpu").as_string().size() > 0u);
+
+    auto rerun = run_warpsmith({"run", "ev/requests/1m.json", "--out", "rerun"}, cwd.path());
+    BOOST_TEST(rerun.rc == 0, rerun.out + rerun.err);
+    json::value again = read_json_file(cwd.path() / "rerun" / "result.json");
+    BOOST_TEST(again.at("result").at("cases").at(0).at("timing").at("median_us").to_number<double>() > 0);
+
+    auto odd = run_warpsmith({"run", "ev/requests/odd.json", "--out", "odd"}, cwd.path());
+    BOOST_TEST(odd.rc == 0, odd.out + odd.err);
+
+    auto fault = run_warpsmith({"eval", w, "--kernel", (vadd_dir() / "fault.cu").string(), "--out", "fault"},
+                               cwd.path());
+    BOOST_TEST(fault.rc == 1, fault.out + fault.err);
+    json::value fdoc = read_json_file(cwd.path() / "fault" / "result.json");
+    BOOST_TEST(fdoc.at("result").at("failure").at("kind").as_string() == "fault");
+    BOOST_TEST(fdoc.at("worker").at("restarted").as_bool());
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,212 @@
+// The warpsmith program end to end on a CPU: the error contract, compile with real NVRTC, and
+// device-info / eval / run against the fake worker (tests/engine/executors/fake_worker.cpp).
+
+#include "harness/core/json_file.hpp"
+#include "tests/engine/cli/cli_test_support.hpp"
+
+#include <boost/json.hpp>
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+using namespace warpsmith;
+using namespace warpsmith::test;
+
+namespace {
+
+std::string fake()
+{
+    return (bin_dir() / "fake_worker").string();
+}
+
+std::string vadd(const std::string& file = "")
+{
+    return (file.empty() ? vadd_dir() : vadd_dir() / file).string();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(cli_program_suite)
+
+BOOST_AUTO_TEST_CASE(version_help_and_bad_flags)
+{
+    temp_dir cwd;
+    auto v = run_warpsmith({"--version"}, cwd.path());
+    BOOST_TEST(v.rc == 0);
+    BOOST_TEST(v.out == std::string("warpsmith ") + WARPSMITH_VERSION + "\n");
+
+    for (const char* cmd : {"device-info", "compile", "eval", "run"})
+    {
+        auto h = run_warpsmith({cmd, "--help"}, cwd.path());
+        BOOST_TEST(h.rc == 0);
+        BOOST_TEST(h.out.find("Example:") != std::string::npos, cmd);
+    }
+
+    auto unknown = run_warpsmith({"compile", "k.cu", "--no-such-flag"}, cwd.path());
+    BOOST_TEST(unknown.rc == 2);
+    BOOST_TEST(one_error_line(unknown.err), unknown.err);
+    BOOST_TEST(unknown.err.find("--no-such-flag") != std::string::npos);
+
+    auto no_cmd = run_warpsmith({}, cwd.path());
+    BOOST_TEST(no_cmd.rc == 2);
+    BOOST_TEST(one_error_line(no_cmd.err), no_cmd.err);
+
+    auto missing = run_warpsmith({"eval", "no-such-workload", "--kernel", "k.cu"}, cwd.path());
+    BOOST_TEST(missing.rc == 2);
+    BOOST_TEST(one_error_line(missing.err), missing.err);
+    BOOST_TEST(missing.err.find("no-such-workload") != std::string::npos);
+
+    auto bad_value = run_warpsmith({"eval", vadd(), "--kernel", vadd("vec4.cu"), "--timing", "warm"}, cwd.path());
+    BOOST_TEST(bad_value.rc == 2);
+    BOOST_TEST(one_error_line(bad_value.err), bad_value.err);
+}
+
+BOOST_AUTO_TEST_CASE(compile_reports_resources_and_failures)
+{
+    temp_dir cwd;
+    auto ok = run_warpsmith({"compile", vadd("vec4.cu"), "--no-cache", "-o", (cwd.path() / "k.cubin").string()},
+                            cwd.path());
+    BOOST_TEST(ok.rc == 0, ok.err);
+    BOOST_TEST(ok.out.find("compiled 'vadd' for sm_90") != std::string::npos, ok.out);
+    BOOST_TEST(ok.out.find("registers") != std::string::npos);
+    BOOST_TEST(slurp(cwd.path() / "k.cubin").rfind("\x7f" "ELF", 0) == 0u);
+
+    auto js = run_warpsmith({"compile", vadd("vec4.cu"), "--json", "--cache-dir", (cwd.path() / "cache").string()},
+                            cwd.path());
+    BOOST_TEST(js.rc == 0);
+    json::value doc = json::parse(js.out);
+    BOOST_TEST(doc.at("compiled").as_bool());
+    BOOST_TEST(doc.at("entry").as_string() == "vadd");
+    BOOST_TEST(!doc.as_object().contains("cubin_b64"));
+    BOOST_TEST(doc.at("resources").at("registers").as_int64() > 0);
+
+    std::ofstream(cwd.path() / "bad.cu") << "extern \"C\" __global__ void k(float* x) { x[0] = undefined_name; }\n";
+    auto bad = run_warpsmith({"compile", "bad.cu", "--no-cache"}, cwd.path());
+    BOOST_TEST(bad.rc == 1);
+    BOOST_TEST(bad.out.find("undefined_name") != std::string::npos);
+
+    auto refused = run_warpsmith({"compile", vadd("vec4.cu"), "--option=-I/etc"}, cwd.path());
+    BOOST_TEST(refused.rc == 2);
+    BOOST_TEST(one_error_line(refused.err), refused.err);
+
+    auto two = run_warpsmith({"compile", (source_dir() / "tests/engine/cli/data/two_kernels.cu").string()}, cwd.path());
+    BOOST_TEST(two.rc == 2);
+    BOOST_TEST(two.err.find("choose one with --entry") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(device_info_through_a_worker)
+{
+    temp_dir cwd;
+    auto table = run_warpsmith({"device-info", "--worker", fake()}, cwd.path());
+    BOOST_TEST(table.rc == 0, table.err);
+    BOOST_TEST(table.out.find("Fake GPU") != std::string::npos);
+    BOOST_TEST(table.out.find("SMs:") != std::string::npos);
+
+    auto js = run_warpsmith({"device-info", "--json", "--measure", "--device", "3", "--worker", fake()}, cwd.path());
+    BOOST_TEST(js.rc == 0, js.err);
+    json::value dev = json::parse(js.out);
+    BOOST_TEST(dev.at("index").as_int64() == 3);
+    BOOST_TEST(dev.at("measured").at("copy_bandwidth_gbps").to_number<double>() > 0);
+
+    auto none = run_warpsmith({"device-info", "--worker", fake(), "--worker-arg=--no-device"}, cwd.path());
+    BOOST_TEST(none.rc == 2);
+    BOOST_TEST(one_error_line(none.err), none.err);
+    BOOST_TEST(none.err.find("no_device") != std::string::npos);
+
+    // A launcher template reaches the worker through /bin/sh.
+    auto via_cmd = run_warpsmith({"device-info", "--json", "--worker-cmd", fake() + " --device {device}"}, cwd.path());
+    BOOST_TEST(via_cmd.rc == 0, via_cmd.err);
+
+    auto missing = run_warpsmith({"device-info", "--worker", "/nonexistent/warpsmith-worker"}, cwd.path());
+    BOOST_TEST(missing.rc == 2);
+    BOOST_TEST(one_error_line(missing.err), missing.err);
+}
+
+BOOST_AUTO_TEST_CASE(eval_writes_results_and_requests_that_run_replays)
+{
+    temp_dir cwd;
+    auto log = cwd.path() / "fake.log";
+    std::ofstream(cwd.path() / "launch.json") << R"J({"grid": ["ceil_div(n,1024)"], "block": [256]})J";
+    auto ev = run_warpsmith({"eval", vadd(), "--kernel", vadd("vec4.cu"), "--launch", "launch.json", "--hidden-seed",
+                             "4242", "--iterations", "17", "--worker", fake(), "--worker-arg=--log",
+                             "--worker-arg=" + log.string()},
+                            cwd.path());
+    BOOST_TEST(ev.rc == 0, ev.err);
+    BOOST_TEST(ev.out.find("vec4: valid") != std::string::npos, ev.out);
+    BOOST_TEST(ev.out.find("vs init") != std::string::npos);
+    fs::path out = cwd.path() / "results" / "eval-001";
+    BOOST_REQUIRE(fs::exists(out / "result.json"));
+    json::value doc = read_json_file(out / "result.json");
+    BOOST_TEST(doc.at("status").as_string() == "valid");
+    BOOST_TEST(doc.at("hidden_seed").to_number<std::uint64_t>() == 4242u);
+    BOOST_TEST(doc.at("timing").at("iterations").as_int64() == 17);
+    BOOST_TEST(!doc.at("compile").as_object().contains("cubin_b64"));
+    BOOST_TEST(doc.at("reference").at("result").at("status").as_string() == "valid");
+    BOOST_TEST(doc.at("initial").at("result").at("status").as_string() == "valid");
+    BOOST_TEST(doc.at("candidate").at("launch").at("grid").at(0).as_string() == "ceil_div(n,1024)");
+    BOOST_TEST(fs::exists(out / "requests" / "odd.json"));
+    BOOST_TEST(fs::exists(out / "requests" / "1m.json"));
+    BOOST_TEST(slurp(log).find(" load 4242") != std::string::npos);
+
+    auto rerun = run_warpsmith({"run", (out / "requests" / "1m.json").string(), "--out", "replayed", "--worker", fake(),
+                                "--worker-arg=--log", "--worker-arg=" + log.string()},
+                               cwd.path());
+    BOOST_TEST(rerun.rc == 0, rerun.err);
+    json::value again = read_json_file(cwd.path() / "replayed" / "result.json");
+    BOOST_TEST(again.at("case").as_string() == "1m");
+    BOOST_TEST(again.at("status").as_string() == "valid");
+    BOOST_TEST(again.at("result").at("cases").as_array().size() == 1u);
+    BOOST_TEST(again.at("candidate").at("source").as_string() == doc.at("candidate").at("source").as_string());
+    // The replay loads the workload with the recorded hidden seed again.
+    auto events = slurp(log);
+    BOOST_TEST(events.find(" load 4242") != events.rfind(" load 4242"));
+
+    // A second eval takes the next number.
+    auto ev2 = run_warpsmith({"eval", vadd(), "--kernel", vadd("initial.cu"), "--json", "--worker", fake()}, cwd.path());
+    BOOST_TEST(ev2.rc == 0, ev2.err);
+    // "initial" and "reference" name the workload's own kernels; a file called so is "candidate".
+    BOOST_TEST(json::parse(ev2.out).at("name").as_string() == "candidate");
+    BOOST_TEST(fs::exists(cwd.path() / "results" / "eval-002" / "result.json"));
+}
+
+BOOST_AUTO_TEST_CASE(eval_exits_1_for_invalid_kernels)
+{
+    temp_dir cwd;
+    // The fake worker finds markers in a real cubin's initialized device data.
+    std::ofstream(cwd.path() / "wrong.cu") << R"(
+extern "C" __device__ char fake_marker[] = "FAKE: invalid=mismatch";
+extern "C" __global__ void vadd(int n, const float* a, const float* b, float* c)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] - b[i] + (fake_marker[n & 7] == 1);
+}
+)";
+    auto wrong = run_warpsmith({"eval", vadd(), "--kernel", "wrong.cu", "--out", "w", "--worker", fake()}, cwd.path());
+    BOOST_TEST(wrong.rc == 1, wrong.err);
+    BOOST_TEST(wrong.out.find("INVALID (mismatch on case odd)") != std::string::npos, wrong.out);
+    json::value doc = read_json_file(cwd.path() / "w" / "result.json");
+    BOOST_TEST(doc.at("result").at("failure").at("kind").as_string() == "mismatch");
+
+    std::ofstream(cwd.path() / "broken.cu") << "extern \"C\" __global__ void vadd(int n) { nope; }\n";
+    auto broken = run_warpsmith({"eval", vadd(), "--kernel", "broken.cu", "--out", "b", "--worker", fake()}, cwd.path());
+    BOOST_TEST(broken.rc == 1, broken.err);
+    BOOST_TEST(broken.out.find("INVALID (compile_error)") != std::string::npos, broken.out);
+    json::value bdoc = read_json_file(cwd.path() / "b" / "result.json");
+    BOOST_TEST(!bdoc.at("compile").at("compiled").as_bool());
+    BOOST_TEST(bdoc.at("compile").at("log").as_string().find("nope") != std::string::npos);
+
+    std::ofstream(cwd.path() / "crash.cu") << R"(
+extern "C" __device__ char fake_marker[] = "FAKE: crash";
+extern "C" __global__ void vadd(int n, const float* a, const float* b, float* c)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i] + (fake_marker[n & 7] == 1);
+}
+)";
+    auto crash = run_warpsmith({"eval", vadd(), "--kernel", "crash.cu", "--out", "c", "--worker", fake()}, cwd.path());
+    BOOST_TEST(crash.rc == 1, crash.err);
+    json::value cdoc = read_json_file(cwd.path() / "c" / "result.json");
+    BOOST_TEST(cdoc.at("result").at("failure").at("kind").as_string() == "worker_crash");
+    BOOST_TEST(cdoc.at("worker").at("restarted").as_bool());
+}
+
+BOOST_AUTO_TEST_SUITE_END()

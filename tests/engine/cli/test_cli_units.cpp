@@ -1,0 +1,207 @@
+// The CLI's sans-I/O parts: entry detection, the eval report, replay requests, output directories.
+
+#include "engine/cli/cli_app.hpp"
+#include "engine/cli/eval_report.hpp"
+#include "engine/cli/kernel_entry.hpp"
+#include "engine/cli/replay_request.hpp"
+#include "harness/core/error.hpp"
+#include "harness/core/json_file.hpp"
+#include "tests/engine/cli/cli_test_support.hpp"
+
+#include <boost/json.hpp>
+
+namespace json = boost::json;
+using namespace warpsmith;
+using namespace warpsmith::test;
+
+BOOST_AUTO_TEST_SUITE(kernel_entry_suite)
+
+BOOST_AUTO_TEST_CASE(finds_extern_c_kernels)
+{
+    const std::string src = R"(
+// extern "C" __global__ void commented_out(int) {}
+/* extern "C" __global__ void also_commented(int) {} */
+extern "C" __device__ void helper(float* p) {}
+extern "C" __global__ void first(int n, float* __restrict__ x) {}
+extern "C" __global__ __launch_bounds__(256, 2) void second(int n) {}
+extern "C"
+__global__ void __launch_bounds__(128) third(
+    int n) {}
+__global__ void not_extern_c(int) {}
+)";
+    BOOST_TEST(find_extern_c_kernels(src) == (std::vector<std::string>{"first", "second", "third"}));
+}
+
+BOOST_AUTO_TEST_CASE(chooses_or_explains)
+{
+    const std::string one = "extern \"C\" __global__ void only(int n) {}";
+    BOOST_TEST(choose_entry(one, std::nullopt, "k.cu") == "only");
+    BOOST_TEST(choose_entry(one, std::string("other"), "k.cu") == "other");
+    const std::string two = "extern \"C\" __global__ void a(int) {}\nextern \"C\" __global__ void b(int) {}";
+    BOOST_TEST(choose_entry(two, std::nullopt, "k.cu", "b") == "b");
+    BOOST_CHECK_EXCEPTION(choose_entry(two, std::nullopt, "k.cu"), user_error, [](const user_error& e) {
+        return std::string(e.what()) == "k.cu: several extern \"C\" __global__ functions (a, b); choose one with --entry";
+    });
+    BOOST_CHECK_THROW(choose_entry("__global__ void k() {}", std::nullopt, "k.cu"), user_error);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+json::value result_with(std::vector<std::pair<std::string, double>> perf, bool valid = true)
+{
+    json::array cases;
+    cases.emplace_back(json::object{{"name", "small"},
+                                    {"role", "correctness"},
+                                    {"validation", json::object{{"passed", valid}}},
+                                    {"timing", nullptr}});
+    for (auto& [name, median] : perf)
+        cases.emplace_back(json::object{
+            {"name", name},
+            {"role", "performance"},
+            {"validation", json::object{{"passed", true}}},
+            {"timing", json::object{{"median_us", median}, {"p10_us", median * 0.9}, {"p90_us", median * 1.1}}}});
+    json::object r{{"status", valid ? "valid" : "invalid"}, {"cases", std::move(cases)}};
+    r["failure"] = valid ? json::value(nullptr)
+                         : json::value(json::object{{"kind", "mismatch"}, {"case", "small"}, {"message", "3 of 10 differ"}});
+    r["score_us"] = valid ? json::value(20.0) : json::value(nullptr);
+    return r;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(eval_report_suite)
+
+BOOST_AUTO_TEST_CASE(speedups_are_per_case_ratios_and_their_geomean)
+{
+    auto cand = result_with({{"p1", 10.0}, {"p2", 40.0}});
+    auto ref = result_with({{"p1", 40.0}, {"p2", 40.0}});
+    auto init = result_with({{"p1", 10.0}, {"p2", 80.0}});
+    auto rep = make_eval_report("c1", cand, &ref, &init);
+    BOOST_TEST(rep.status == "valid");
+    BOOST_REQUIRE(rep.rows.size() == 3u);
+    BOOST_TEST(rep.rows[0].status == "ok");
+    BOOST_TEST(!rep.rows[0].vs_reference.has_value());
+    BOOST_TEST(*rep.rows[1].vs_reference == 4.0);
+    BOOST_TEST(*rep.rows[2].vs_reference == 1.0);
+    BOOST_TEST(*rep.vs_reference == 2.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(*rep.vs_initial == std::sqrt(2.0), boost::test_tools::tolerance(1e-12));
+    std::string table = render_eval_report(rep);
+    BOOST_TEST(table.find("4.00x") != std::string::npos);
+    BOOST_TEST(table.find("c1: valid, score 20.000 us") != std::string::npos);
+    auto sj = rep.speedup_json();
+    BOOST_TEST(sj.at("cases").at("p1").at("vs_reference").as_double() == 4.0);
+}
+
+BOOST_AUTO_TEST_CASE(invalid_candidates_show_the_failure)
+{
+    auto cand = result_with({}, false);
+    auto rep = make_eval_report("c2", cand, nullptr, nullptr);
+    BOOST_TEST(rep.status == "invalid");
+    BOOST_TEST(rep.rows[0].status == "FAIL");
+    std::string table = render_eval_report(rep);
+    BOOST_TEST(table.find("c2: INVALID (mismatch on case small): 3 of 10 differ") != std::string::npos);
+    BOOST_TEST(table.find("vs init") == std::string::npos);
+    BOOST_TEST(!rep.vs_reference.has_value());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(replay_request_suite)
+
+BOOST_AUTO_TEST_CASE(round_trips_through_json_and_a_file)
+{
+    temp_dir tmp;
+    replay_request r;
+    r.w = workload::load(vadd_dir());
+    r.name = "c0042";
+    r.case_name = "odd";
+    r.validate_only = true;
+    r.hidden_seed = 18446744073709551557ull;  // above INT64_MAX: must survive as unsigned
+    r.timing.warmup = 3;
+    r.timing.iterations = 7;
+    r.timing.mode = "hot";
+    r.cand = candidate::from_kernel(*r.w.initial);
+    r.cand.defines["UNROLL"] = 4;
+    r.cand.options = {"--use_fast_math"};
+
+    auto path = tmp.path() / "odd.json";
+    write_json_file(path, r.to_json());
+    auto back = replay_request::from_json(read_json_file(path), path.string(), tmp.path());
+    BOOST_TEST(back.name == "c0042");
+    BOOST_TEST(back.case_name == "odd");
+    BOOST_TEST(back.validate_only);
+    BOOST_TEST(back.hidden_seed == 18446744073709551557ull);
+    BOOST_TEST(back.timing.warmup == 3);
+    BOOST_TEST(back.timing.iterations == 7);
+    BOOST_TEST(back.timing.mode == "hot");
+    BOOST_TEST(back.tool_version == WARPSMITH_VERSION);
+    BOOST_TEST(back.cand.source == r.cand.source);
+    BOOST_TEST(back.cand.entry == "vadd");
+    BOOST_TEST(back.cand.defines.at("UNROLL") == 4);
+    BOOST_TEST(back.cand.options == std::vector<std::string>{"--use_fast_math"});
+    BOOST_TEST(back.w.name == "vadd");
+    BOOST_TEST(back.w.cases.size() == 2u);
+    BOOST_TEST(back.w.reference.source == r.w.reference.source);
+    BOOST_TEST(json::serialize(back.w.to_json()) == json::serialize(r.w.to_json()));
+}
+
+BOOST_AUTO_TEST_CASE(bad_requests_name_the_problem)
+{
+    replay_request r;
+    r.w = workload::load(vadd_dir());
+    r.name = "c1";
+    r.case_name = "odd";
+    r.cand = candidate::from_kernel(r.w.reference);
+    json::object good = r.to_json();
+
+    auto error_of = [](json::object o) {
+        try
+        {
+            replay_request::from_json(o, "req.json", ".");
+        }
+        catch (const user_error& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("<no error>");
+    };
+    json::object no_case = good;
+    no_case["case"] = "nope";
+    BOOST_TEST(error_of(no_case) == "req.json: case 'nope' is not in the workload");
+    json::object bad_format = good;
+    bad_format["format"] = "something";
+    BOOST_TEST(error_of(bad_format).find("not a replay request") != std::string::npos);
+    json::object no_seed = good;
+    no_seed.erase("hidden_seed");
+    BOOST_TEST(error_of(no_seed) == "req.json: 'hidden_seed' is missing");
+    json::object bad_timing = good;
+    bad_timing["timing"] = json::object{{"mode", "lukewarm"}};
+    BOOST_TEST(error_of(bad_timing) == "req.json: 'timing.mode' must be \"cold\" or \"hot\"");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(cli_app_suite)
+
+BOOST_AUTO_TEST_CASE(numbered_directories_take_the_next_free_number)
+{
+    temp_dir tmp;
+    auto a = claim_numbered_dir(tmp.path() / "results", "eval");
+    auto b = claim_numbered_dir(tmp.path() / "results", "eval");
+    std::filesystem::create_directory(tmp.path() / "results" / "eval-041");
+    auto c = claim_numbered_dir(tmp.path() / "results", "eval");
+    BOOST_TEST(a.filename() == "eval-001");
+    BOOST_TEST(b.filename() == "eval-002");
+    BOOST_TEST(c.filename() == "eval-042");
+}
+
+BOOST_AUTO_TEST_CASE(errors_become_one_line)
+{
+    BOOST_TEST(one_line("a\nb") == "a; b");
+    BOOST_TEST(one_line("log:\n  x\n\n") == "log: x");
+    BOOST_TEST(one_line("plain") == "plain");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,64 @@
+// compile_pool in process mode with the real `warpsmith-worker --compile` (no GPU needed): the
+// protocol round trip, compile errors as values, the shared cache.
+
+#include "engine/executors/compile_pool.hpp"
+#include "tests/engine/executors/executor_test_support.hpp"
+
+#include <boost/asio/detached.hpp>
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+using namespace warpsmith;
+using namespace warpsmith::test;
+
+BOOST_FIXTURE_TEST_SUITE(compile_pool_worker_suite, io_fixture)
+
+BOOST_AUTO_TEST_CASE(compiles_through_worker_processes)
+{
+    temp_dir tmp;
+    compile_pool_options opts;
+    opts.workers = 2;
+    opts.cache_dir = (tmp.path() / "cache").string();
+    worker_launch l;
+    l.worker_binary = (bin_dir() / "warpsmith-worker").string();
+    {
+        compile_pool pool(ioc, l, opts);
+        std::vector<compile_output> outs(4);
+        int done = 0;
+        auto one = [&](int i, int value, std::string source) -> asio::awaitable<void> {
+            compile_request r;
+            r.name = "k.cu";
+            r.entry = "k";
+            r.source = std::move(source);
+            r.options = {"-DVALUE=" + std::to_string(value)};
+            outs[i] = co_await pool.compile(r);
+            ++done;
+        };
+        auto body = [&]() -> asio::awaitable<void> {
+            const std::string good = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = VALUE; }\n";
+            asio::co_spawn(ioc, one(0, 0, good), asio::detached);
+            asio::co_spawn(ioc, one(1, 1, good), asio::detached);
+            asio::co_spawn(ioc, one(2, 2, "extern \"C\" __global__ void k(float* x) { x[0] = nope; }\n"), asio::detached);
+            while (done < 3)
+                co_await pause(10ms);
+            // The same request again: a cache hit, from either process (the cache is shared).
+            co_await one(3, 0, good);
+            co_await pool.stop();
+        };
+        run_coro(ioc, body(), 120s);
+        BOOST_TEST(outs[0].compiled, outs[0].error);
+        BOOST_TEST(outs[0].cubin.rfind("\x7f" "ELF", 0) == 0u);
+        BOOST_TEST(outs[0].entries == std::vector<std::string>{"k"});
+        BOOST_TEST(outs[1].compiled);
+        BOOST_TEST(outs[1].key != outs[0].key);
+        BOOST_TEST(!outs[2].compiled);
+        BOOST_TEST(outs[2].log.find("nope") != std::string::npos);
+        BOOST_TEST(outs[3].compiled);
+        BOOST_TEST(outs[3].cache_hit);
+        BOOST_TEST(outs[3].key == outs[0].key);
+        BOOST_TEST(outs[3].cubin == outs[0].cubin);
+    }
+    drain();
+}
+
+BOOST_AUTO_TEST_SUITE_END()
