@@ -12,6 +12,7 @@
 #include "engine/cli/commands.hpp"
 #include "engine/cli/baseline_report.hpp"
 #include "engine/cli/eval_session.hpp"
+#include "engine/report/run_report.hpp"
 #include "engine/run/journal.hpp"
 #include "engine/run/run_directory.hpp"
 #include "engine/run/run_replay.hpp"
@@ -191,7 +192,7 @@ std::pair<workload, std::optional<std::string>> assemble_workload(const optimize
     else if (!a.description.empty() && is_llm_provider(a.provider))
         origin = "the workload inferred from --description";
     else if (!a.description.empty())
-        throw user_error("inferring a workload from --description needs a model provider (--provider openai, "
+        throw user_error("inferring a workload from --description requires a model provider (--provider openai, "
                          "openai-chat or replay); give --workload DIR (or --signature, --input-cases and --reference)");
     else
         throw user_error("nothing to optimize: give --workload DIR (or --signature, --input-cases and --reference)");
@@ -730,6 +731,7 @@ asio::awaitable<int> optimize_main(asio::io_context& ioc, std::shared_ptr<optimi
         }
     }
 
+    report::write_run_report_noexcept(p->run->path());  // heatmap.svg/.png, report.html (docs/reports.md)
     json::value history = nullptr;
     try
     {
@@ -746,7 +748,8 @@ asio::awaitable<int> optimize_main(asio::io_context& ioc, std::shared_ptr<optimi
     }
     else
     {
-        std::string s = final_table(res.summary, p->run->path(), history) + baseline_case_table(res.summary, p->work);
+        std::string s = final_table(res.summary, p->run->path(), history) +
+                        baseline_case_table(res.summary, p->work);
         std::fwrite(s.data(), 1, s.size(), stdout);
     }
     std::fflush(stdout);

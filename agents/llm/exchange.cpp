@@ -1,0 +1,135 @@
+#include "agents/llm/exchange.hpp"
+
+#include <boost/json.hpp>
+
+#include <stdexcept>
+
+namespace warpsmith::llm {
+
+namespace json = boost::json;
+
+exchange_step next_step(const model_response& resp, int tool_rounds_done, const exchange_settings& s)
+{
+    exchange_step step;
+    if (!resp.tool_calls.empty())
+        step.action = tool_rounds_done < s.max_tool_rounds ? exchange_step::kind::run_tools
+                                                           : exchange_step::kind::withdraw_tools;
+    else if (!resp.refusal.empty() && resp.text.empty())
+        step.action = exchange_step::kind::refused;
+    else
+        step.action = exchange_step::kind::validate;
+    return step;
+}
+
+boost::asio::awaitable<exchange_outcome> run_exchange(model_client& client,
+                                                      model_request req,
+                                                      tool_executor* tools,
+                                                      answer_validator validate,
+                                                      repair_renderer repair,
+                                                      usage_reporter report_usage,
+                                                      record_writer* records,
+                                                      exchange_settings settings)
+{
+    exchange_outcome out;
+    int tool_rounds = 0;
+    if (tools && req.tools.empty())
+        req.tools = tools->definitions();
+    while (true)
+    {
+        model_request this_req = req;
+        auto resp = co_await client.complete(std::move(this_req));
+        ++out.requests;
+        out.usage += resp.usage;
+        if (!resp.record.empty())
+            out.records.push_back(resp.record);
+        const bool budget_ok = report_usage ? report_usage(resp.usage) : true;
+
+        const auto step = next_step(resp, tool_rounds, settings);
+        if (step.action == exchange_step::kind::refused)
+        {
+            out.stop_reason = "refused";
+            out.refusal = resp.refusal;
+            co_return out;
+        }
+        if (step.action == exchange_step::kind::run_tools || step.action == exchange_step::kind::withdraw_tools)
+        {
+            message assistant;
+            assistant.role = role::assistant;
+            assistant.content = resp.text;
+            assistant.tool_calls = resp.tool_calls;
+            assistant.provider_items = resp.output_items;
+            req.messages.push_back(std::move(assistant));
+            json::array results;
+            for (const auto& call : resp.tool_calls)
+            {
+                std::string output;
+                if (step.action == exchange_step::kind::run_tools && tools)
+                    output = co_await tools->execute(call);
+                else
+                    output = json::serialize(json::object{
+                        {"error", "no more tool calls in this round; answer now with your proposal"}});
+                ++out.tool_calls;
+                results.push_back(json::object{{"id", call.id}, {"name", call.name}, {"output", output}});
+                req.messages.push_back(message::tool_result(call.id, std::move(output)));
+            }
+            if (records && !resp.record.empty())
+                records->attach_tool_results(resp.record, std::move(results));
+            ++tool_rounds;
+            if (step.action == exchange_step::kind::withdraw_tools)
+                req.tools_disabled = true;
+            if (!budget_ok)
+            {
+                out.stop_reason = "budget";
+                co_return out;
+            }
+            continue;
+        }
+
+        std::vector<std::string> problems;
+        if (resp.text.empty() && resp.status == "incomplete")
+            problems.push_back("the answer was cut off (" +
+                               (resp.incomplete_reason.empty() ? std::string("incomplete") : resp.incomplete_reason) +
+                               ") before it held anything usable; answer more concisely");
+        else
+            problems = validate(resp);
+        if (problems.empty())
+        {
+            out.accepted = true;
+            message assistant;
+            assistant.role = role::assistant;
+            assistant.content = resp.text;
+            assistant.provider_items = resp.output_items;
+            out.conversation = req.messages;
+            out.conversation.push_back(std::move(assistant));
+            co_return out;
+        }
+        if (resp.status == "incomplete" && resp.incomplete_reason != "content_filter")
+            problems.insert(problems.begin(), "the answer was cut off at the output token limit; answer more concisely");
+        out.problems = problems;
+        if (!budget_ok)
+        {
+            out.stop_reason = "budget";
+            co_return out;
+        }
+        if (out.answer_repairs >= settings.max_answer_repairs)
+        {
+            std::string list;
+            for (const auto& p : problems)
+                list += (list.empty() ? "" : "; ") + p;
+            throw std::runtime_error("the model's answer could not be used after " +
+                                     std::to_string(out.answer_repairs) + " follow-up" +
+                                     (out.answer_repairs == 1 ? "" : "s") + ": " + list);
+        }
+        ++out.answer_repairs;
+        message assistant;
+        assistant.role = role::assistant;
+        assistant.content = resp.text;
+        assistant.provider_items = resp.output_items;
+        req.messages.push_back(std::move(assistant));
+        req.messages.push_back(message::user(repair(problems)));
+        if (req.purpose.find("-followup") == std::string::npos)
+            req.purpose += "-followup";
+    }
+}
+
+}  // namespace warpsmith::llm

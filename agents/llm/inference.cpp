@@ -1,0 +1,492 @@
+#include "agents/llm/inference.hpp"
+
+#include "agents/llm/feedback.hpp"
+#include "agents/llm/kernel_contract.hpp"
+#include "agents/llm/proposal_format.hpp"
+#include "agents/llm/prompts.hpp"
+#include "agents/llm/tools.hpp"
+#include "harness/core/error.hpp"
+#include "harness/workload/dtype.hpp"
+
+#include <boost/json.hpp>
+
+#include <set>
+
+namespace warpsmith::llm {
+
+namespace json = boost::json;
+
+namespace {
+
+json::object str_schema()
+{
+    return json::object{{"type", "string"}};
+}
+
+json::object closed(json::object props, json::array required)
+{
+    return json::object{
+        {"type", "object"}, {"additionalProperties", false}, {"required", std::move(required)}, {"properties", std::move(props)}};
+}
+
+bool has(const json::object& o, const char* k)
+{
+    const auto* v = o.if_contains(k);
+    return v && !v->is_null() && !(v->is_string() && v->get_string().empty());
+}
+
+std::string joined(const std::vector<std::string>& v, const char* sep)
+{
+    std::string out;
+    for (const auto& s : v)
+        out += (out.empty() ? "" : sep) + s;
+    return out;
+}
+
+/// The answer's JSON document: the whole text, or its ```json block.
+std::optional<json::value> answer_document(const std::string& text, std::string& problem)
+{
+    boost::system::error_code ec;
+    auto b = text.find_first_not_of(" \t\r\n");
+    if (b != std::string::npos && text[b] == '{')
+    {
+        auto v = json::parse(text, ec);
+        if (!ec)
+            return v;
+        problem = "the answer is not valid JSON (" + ec.message() + ")";
+    }
+    for (const auto& [lang, body] : fenced_blocks(text))
+        if (lang == "json")
+        {
+            auto v = json::parse(body, ec);
+            if (!ec)
+                return v;
+            problem = "the ```json block is not valid JSON (" + ec.message() + ")";
+            return std::nullopt;
+        }
+    if (problem.empty())
+        problem = "the answer holds no JSON object";
+    return std::nullopt;
+}
+
+/// A launch object with every entry as given (strings or integers); empty shared_bytes -> "0".
+json::value normalized_launch(const json::value& v)
+{
+    if (!v.is_object())
+        return v;
+    json::object o = v.get_object();
+    if (auto* s = o.if_contains("shared_bytes"); s && s->is_string() && s->get_string().empty())
+        *s = "0";
+    return o;
+}
+
+}  // namespace
+
+json::object inference_json_schema()
+{
+    json::array types;
+    for (const char* t : {"float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16", "int32", "uint32",
+                          "int64", "uint64"})
+        types.push_back(json::value(t));
+    json::object param = closed(
+        json::object{{"name", str_schema()},
+                     {"kind", json::object{{"type", "string"}, {"enum", json::array{"scalar", "buffer"}}}},
+                     {"type", json::object{{"type", "string"}, {"enum", std::move(types)}}},
+                     {"dir", json::object{{"type", "string"}, {"enum", json::array{"in", "out", "inout", ""}}}},
+                     {"count", str_schema()}},
+        json::array{"name", "kind", "type", "dir", "count"});
+    json::object signature = closed(
+        json::object{{"entry", str_schema()}, {"params", json::object{{"type", "array"}, {"items", std::move(param)}}}},
+        json::array{"entry", "params"});
+    json::object value = closed(json::object{{"name", str_schema()}, {"value", json::object{{"type", "number"}}}},
+                                json::array{"name", "value"});
+    json::object one_case = closed(
+        json::object{{"name", str_schema()},
+                     {"role", json::object{{"type", "string"}, {"enum", json::array{"correctness", "performance"}}}},
+                     {"values", json::object{{"type", "array"}, {"items", std::move(value)}}}},
+        json::array{"name", "role", "values"});
+    json::object tol = closed(json::object{{"rtol", json::object{{"type", "number"}}}, {"atol", json::object{{"type", "number"}}}},
+                              json::array{"rtol", "atol"});
+    return closed(json::object{{"name", str_schema()},
+                               {"signature", std::move(signature)},
+                               {"tolerance", std::move(tol)},
+                               {"cases", json::object{{"type", "array"}, {"items", std::move(one_case)}}},
+                               {"reference_source", str_schema()},
+                               {"launch", launch_json_schema()},
+                               {"initial_source", str_schema()},
+                               {"initial_launch", launch_json_schema()}},
+                  json::array{"name", "signature", "tolerance", "cases", "reference_source", "launch", "initial_source",
+                              "initial_launch"});
+}
+
+std::vector<std::string> missing_parts(const json::object& given)
+{
+    std::vector<std::string> out;
+    if (!has(given, "signature"))
+        out.push_back("signature");
+    if (!has(given, "cases"))
+        out.push_back("cases");
+    if (!has(given, "reference") && !has(given, "reference_source"))
+        out.push_back("reference");
+    if (!has(given, "initial") && !has(given, "initial_source"))
+        out.push_back("initial");
+    return out;
+}
+
+merged_workload merge_inferred(const json::object& given, const json::value& answer, const std::string& description)
+{
+    merged_workload out;
+    auto& problems = out.problems;
+    if (!answer.is_object())
+    {
+        problems.push_back("the answer must be a JSON object");
+        return out;
+    }
+    const auto& a = answer.get_object();
+    json::object wj = given;
+    auto need = [&](const char* key, const char* what) -> const json::value* {
+        const auto* v = a.if_contains(key);
+        if (!v || v->is_null())
+            problems.push_back(std::string(key) + ": missing (" + what + ")");
+        return v;
+    };
+
+    if (!has(given, "signature"))
+    {
+        if (const auto* sig = need("signature", "entry and params"))
+        {
+            if (!sig->is_object())
+                problems.push_back("signature: must be an object {\"entry\", \"params\"}");
+            else
+            {
+                json::object s = sig->get_object();
+                if (auto* params = s.if_contains("params"); params && params->is_array())
+                    for (auto& p : params->get_array())
+                        if (p.is_object())
+                        {
+                            auto& po = p.get_object();
+                            // Scalars carry no dir or count; the schema makes them "".
+                            for (const char* k : {"dir", "count"})
+                                if (auto* x = po.if_contains(k); x && x->is_string() && x->get_string().empty())
+                                    po.erase(k);
+                        }
+                wj["signature"] = std::move(s);
+            }
+        }
+    }
+    if (!has(given, "launch"))
+        if (const auto* l = need("launch", "the reference's launch plan"))
+            wj["launch"] = normalized_launch(*l);
+    if (!has(given, "tolerance"))
+        if (const auto* t = a.if_contains("tolerance"); t && t->is_object())
+            wj["tolerance"] = *t;
+    if (!has(given, "name"))
+    {
+        std::string name = "inferred";
+        if (const auto* n = a.if_contains("name"); n && n->is_string() && !n->get_string().empty())
+        {
+            name.clear();
+            for (char c : n->get_string())
+                name += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_';
+        }
+        wj["name"] = name;
+    }
+    if (!description.empty())
+        wj["description"] = description;
+
+    if (!has(given, "cases"))
+    {
+        const auto* cases = need("cases", "correctness and performance cases");
+        if (cases && !cases->is_array())
+            problems.push_back("cases: must be an array");
+        else if (cases)
+        {
+            // Which scalars are floating point (their values go to float_values).
+            std::set<std::string> floats;
+            if (const auto* sig = wj.if_contains("signature"); sig && sig->is_object())
+                if (const auto* params = sig->get_object().if_contains("params"); params && params->is_array())
+                    for (const auto& p : params->get_array())
+                        if (p.is_object())
+                        {
+                            const auto* t = p.get_object().if_contains("type");
+                            const auto* n = p.get_object().if_contains("name");
+                            if (t && t->is_string() && n && n->is_string())
+                                if (auto dt = parse_dtype(t->get_string()); dt && is_floating(*dt))
+                                    floats.insert(std::string(n->get_string()));
+                        }
+            json::array out_cases;
+            const auto& arr = cases->get_array();
+            for (std::size_t i = 0; i < arr.size(); ++i)
+            {
+                const std::string where = "cases[" + std::to_string(i) + "]";
+                if (!arr[i].is_object())
+                {
+                    problems.push_back(where + ": must be an object");
+                    continue;
+                }
+                json::object c = arr[i].get_object();
+                if (auto* vals = c.if_contains("values"); vals && vals->is_array())
+                {
+                    json::object ints, fl;
+                    for (const auto& v : vals->get_array())
+                    {
+                        const auto* n = v.is_object() ? v.get_object().if_contains("name") : nullptr;
+                        const auto* x = v.is_object() ? v.get_object().if_contains("value") : nullptr;
+                        if (!n || !n->is_string() || !x || !x->is_number())
+                        {
+                            problems.push_back(where + ".values: each entry must be {\"name\", \"value\"}");
+                            continue;
+                        }
+                        const std::string name(n->get_string());
+                        if (floats.count(name))
+                            fl[name] = x->to_number<double>();
+                        else if (x->is_double())
+                        {
+                            const double d = x->get_double();
+                            if (d != static_cast<double>(static_cast<std::int64_t>(d)))
+                                problems.push_back(where + ".values." + name + ": must be an integer");
+                            ints[name] = static_cast<std::int64_t>(d);
+                        }
+                        else
+                            ints[name] = *x;
+                    }
+                    c["values"] = std::move(ints);
+                    if (!fl.empty())
+                        c["float_values"] = std::move(fl);
+                }
+                out_cases.push_back(std::move(c));
+            }
+            wj["cases"] = std::move(out_cases);
+        }
+    }
+    if (!has(given, "reference") && !has(given, "reference_source"))
+    {
+        const auto* r = need("reference_source", "the reference kernel");
+        if (r && (!r->is_string() || r->get_string().empty()))
+            problems.push_back("reference_source: must be the CUDA source of the reference kernel");
+        else if (r)
+            wj["reference_source"] = *r;
+    }
+    if (!has(given, "initial") && !has(given, "initial_source"))
+    {
+        const auto* s = a.if_contains("initial_source");
+        if (s && s->is_string() && !s->get_string().empty())
+        {
+            wj["initial_source"] = *s;
+            if (const auto* l = a.if_contains("initial_launch"); l && l->is_object())
+                wj["initial_launch"] = normalized_launch(*l);
+        }
+    }
+    if (problems.empty())
+        out.json = std::move(wj);
+    return out;
+}
+
+std::vector<std::string> check_inferred_cases(const workload& w)
+{
+    std::vector<std::string> problems;
+    int odd = 0, perf = 0;
+    for (const auto& c : w.cases)
+    {
+        if (c.role == case_role::performance)
+            ++perf;
+        else
+        {
+            bool is_odd = false;
+            for (const auto& [k, v] : c.values)
+                is_odd = is_odd || (v > 1 && v % 2 == 1);
+            odd += is_odd ? 1 : 0;
+        }
+    }
+    if (odd < 2)
+        problems.push_back("cases: need at least two correctness cases of odd size (some size value odd and > 1, e.g. "
+                           "37 or 129), found " + std::to_string(odd));
+    if (perf < 1)
+        problems.push_back("cases: need at least one performance case (role \"performance\")");
+    return problems;
+}
+
+std::vector<std::string> check_reference_load(const json::object& load_response)
+{
+    std::vector<std::string> problems;
+    const auto* cases = load_response.if_contains("cases");
+    if (!cases || !cases->is_array())
+    {
+        problems.push_back("the worker's load response has no cases");
+        return problems;
+    }
+    for (const auto& c : cases->get_array())
+    {
+        if (!c.is_object())
+            continue;
+        const auto* n = c.get_object().if_contains("name");
+        const std::string name = n && n->is_string() ? std::string(n->get_string()) : "?";
+        const auto* ref = c.get_object().if_contains("reference");
+        if (!ref || !ref->is_object())
+            continue;
+        const auto& r = ref->get_object();
+        if (const auto* az = r.if_contains("all_zero"); az && az->is_object())
+            for (const auto& kv : az->get_object())
+                if (kv.value().is_bool() && kv.value().get_bool())
+                    problems.push_back("case '" + name + "': the reference wrote only zeros to '" +
+                                       std::string(kv.key()) + "'");
+        if (const auto* nf = r.if_contains("nonfinite"); nf && nf->is_object())
+            for (const auto& kv : nf->get_object())
+                if (kv.value().is_number() && kv.value().to_number<double>() > 0)
+                    problems.push_back("case '" + name + "': the reference produced " +
+                                       std::to_string(kv.value().to_number<std::int64_t>()) + " NaN/Inf values in '" +
+                                       std::string(kv.key()) + "'");
+        if (const auto* d = r.if_contains("depends_on_inputs"); d && d->is_bool() && !d->get_bool())
+            problems.push_back("case '" + name + "': the reference output does not depend on the inputs (it is the same "
+                               "for two different input sets)");
+    }
+    return problems;
+}
+
+boost::asio::awaitable<inference_result> infer_workload(model_client& client,
+                                                        inference_request request,
+                                                        compile_function compile,
+                                                        load_function load,
+                                                        usage_reporter report_usage,
+                                                        record_writer* records,
+                                                        inference_settings settings)
+{
+    inference_result result;
+    result.inferred = missing_parts(request.given);
+    if (result.inferred.empty())
+    {
+        result.workload_json = request.given;
+        co_return result;
+    }
+    const bool structured = client.structured_output();
+    std::string given_text = request.given.empty() ? "nothing" : json::serialize(request.given);
+    model_request req;
+    req.model = client.model();
+    req.branch = -1;
+    req.purpose = "infer";
+    req.stream = settings.stream;
+    req.reasoning_effort = settings.reasoning_effort;
+    req.max_output_tokens = settings.max_output_tokens;
+    req.schema = output_schema{"workload_inference", inference_json_schema(), true};
+    req.messages.push_back(message::system(
+        std::string(prompts::inference_system()) +
+        (structured ? "\n\nAnswer with the JSON object only." : "\n\nAnswer with the JSON object in a ```json block.")));
+    req.messages.push_back(message::user(
+        "[warpsmith task=infer]\n\n" +
+        prompts::fill_template(prompts::inference_task(), {{"description", request.description},
+                                                           {"given", given_text},
+                                                           {"needed", joined(result.inferred, ", ")}})));
+
+    std::optional<json::object> merged;
+    std::optional<workload> loaded;
+    answer_validator validate = [&](const model_response& resp) {
+        std::vector<std::string> problems;
+        merged.reset();
+        loaded.reset();
+        std::string problem;
+        auto doc = answer_document(resp.text, problem);
+        if (!doc)
+            return std::vector<std::string>{problem};
+        auto m = merge_inferred(request.given, *doc, request.description);
+        if (!m.json)
+            return m.problems;
+        try
+        {
+            loaded = workload::from_json(*m.json, request.dir, "the inferred workload");
+        }
+        catch (const std::exception& e)
+        {
+            return std::vector<std::string>{e.what()};
+        }
+        problems = check_inferred_cases(*loaded);
+        for (auto& p : check_kernel_contract(loaded->reference.source, loaded->reference.entry))
+            problems.push_back("reference_source: " + p);
+        if (loaded->initial)
+            for (auto& p : check_kernel_contract(loaded->initial->source, loaded->initial->entry))
+                problems.push_back("initial_source: " + p);
+        if (problems.empty())
+            merged = std::move(m.json);
+        return problems;
+    };
+    repair_renderer repair = [](const std::vector<std::string>& problems) {
+        std::string list;
+        for (const auto& p : problems)
+            list += "- " + p + "\n";
+        return prompts::fill_template(prompts::inference_repair(), {{"problems", list}});
+    };
+
+    std::vector<std::string> problems;
+    for (int attempt = 1; attempt <= settings.max_attempts; ++attempt)
+    {
+        result.attempts = attempt;
+        auto outcome = co_await run_exchange(client, req, nullptr, validate, repair, report_usage, records, settings.exchange);
+        result.usage += outcome.usage;
+        result.records.insert(result.records.end(), outcome.records.begin(), outcome.records.end());
+        if (!outcome.accepted)
+        {
+            if (outcome.stop_reason == "budget")
+                throw user_error("the token or cost budget ran out while inferring the workload from --description");
+            if (outcome.stop_reason == "refused")
+                throw user_error("the model refused to infer the workload: " + outcome.refusal);
+            throw user_error("no usable workload could be inferred from --description: " + joined(outcome.problems, "; "));
+        }
+        problems.clear();
+        json::object check{{"attempt", attempt}};
+        auto compile_one = [&](const kernel_source& k, const std::string& name) {
+            compile_request cr;
+            cr.source = k.source;
+            cr.entry = k.entry;
+            cr.arch = settings.arch;
+            cr.name = name + ".cu";
+            return cr;
+        };
+        auto ref_out = co_await compile(compile_one(loaded->reference, "reference"));
+        check["reference_compiled"] = ref_out.compiled;
+        if (!ref_out.compiled)
+            problems.push_back("the reference does not compile: " + ref_out.error + "\n" + log_excerpt(ref_out.log, 1500));
+        if (loaded->initial)
+        {
+            auto init_out = co_await compile(compile_one(*loaded->initial, "initial"));
+            check["initial_compiled"] = init_out.compiled;
+            if (!init_out.compiled)
+                problems.push_back("the initial kernel does not compile: " + init_out.error + "\n" +
+                                   log_excerpt(init_out.log, 1500));
+        }
+        if (problems.empty() && load)
+        {
+            std::string load_error;
+            json::object response;
+            try
+            {
+                response = co_await load(*loaded);
+            }
+            catch (const user_error& e)
+            {
+                load_error = e.what();
+            }
+            if (!load_error.empty())
+                problems.push_back("the reference failed on the GPU: " + load_error);
+            else
+            {
+                for (auto& p : check_reference_load(response))
+                    problems.push_back(std::move(p));
+                check["reference_run"] = true;
+            }
+        }
+        check["problems"] = json::value_from(problems);
+        result.checks.push_back(std::move(check));
+        if (problems.empty())
+        {
+            result.workload_json = loaded->to_json().as_object();
+            co_return result;
+        }
+        // Continue the conversation: the accepted answer, then what the checks found.
+        req.messages = std::move(outcome.conversation);
+        req.messages.push_back(message::user(repair(problems)));
+        req.purpose = "infer-retry";
+    }
+    throw user_error("no usable workload could be inferred from --description in " +
+                     std::to_string(settings.max_attempts) + " attempts: " + joined(problems, "; "));
+}
+
+}  // namespace warpsmith::llm

@@ -1,0 +1,242 @@
+#include "agents/llm/kernel_contract.hpp"
+
+#include <cctype>
+#include <regex>
+
+namespace warpsmith::llm {
+
+std::string strip_comments(std::string_view s)
+{
+    std::string out(s);
+    enum class st
+    {
+        code,
+        line_comment,
+        block_comment,
+        string_lit,
+        char_lit,
+    } state = st::code;
+    for (std::size_t i = 0; i < out.size(); ++i)
+    {
+        const char c = out[i];
+        const char n = i + 1 < out.size() ? out[i + 1] : '\0';
+        switch (state)
+        {
+        case st::code:
+            if (c == '/' && n == '/')
+            {
+                state = st::line_comment;
+                out[i] = ' ';
+            }
+            else if (c == '/' && n == '*')
+            {
+                state = st::block_comment;
+                out[i] = out[i + 1] = ' ';
+                ++i;
+            }
+            else if (c == '"')
+                state = st::string_lit;
+            else if (c == '\'')
+                state = st::char_lit;
+            break;
+        case st::line_comment:
+            if (c == '\n')
+                state = st::code;
+            else
+                out[i] = ' ';
+            break;
+        case st::block_comment:
+            if (c == '*' && n == '/')
+            {
+                out[i] = out[i + 1] = ' ';
+                ++i;
+                state = st::code;
+            }
+            else if (c != '\n')
+                out[i] = ' ';
+            break;
+        case st::string_lit:
+            if (c == '\\')
+                ++i;
+            else if (c == '"' || c == '\n')
+                state = st::code;
+            break;
+        case st::char_lit:
+            if (c == '\\')
+                ++i;
+            else if (c == '\'' || c == '\n')
+                state = st::code;
+            break;
+        }
+    }
+    return out;
+}
+
+namespace {
+
+/// Byte ranges of `extern "C" { ... }` blocks.
+std::vector<std::pair<std::size_t, std::size_t>> extern_c_blocks(const std::string& code)
+{
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    static const std::regex block(R"re(extern\s+"C"\s*\{)re");
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), block); it != std::sregex_iterator(); ++it)
+    {
+        const std::size_t open = static_cast<std::size_t>(it->position() + it->length() - 1);
+        int depth = 0;
+        std::size_t close = code.size();
+        for (std::size_t i = open; i < code.size(); ++i)
+        {
+            if (code[i] == '{')
+                ++depth;
+            else if (code[i] == '}' && --depth == 0)
+            {
+                close = i;
+                break;
+            }
+        }
+        out.emplace_back(open, close);
+    }
+    return out;
+}
+
+/// The text of the declaration that ends at `pos` (back to the previous ';', '{' or '}').
+std::string declaration_before(const std::string& code, std::size_t pos)
+{
+    std::size_t start = pos;
+    while (start > 0 && code[start - 1] != ';' && code[start - 1] != '}' && code[start - 1] != '{')
+        --start;
+    return code.substr(start, pos - start);
+}
+
+struct kernel_decl
+{
+    std::string name;
+    bool extern_c = false;
+};
+
+bool ident_char(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+/// Every __global__ function: the identifier before the first '(' after __global__ that does not
+/// belong to an attribute (__launch_bounds__(...), __attribute__((...)), __align__(...)).
+std::vector<kernel_decl> kernels(const std::string& code)
+{
+    std::vector<kernel_decl> out;
+    const auto blocks = extern_c_blocks(code);
+    static const std::regex extern_c(R"re(extern\s+"C")re");
+    std::size_t pos = 0;
+    while ((pos = code.find("__global__", pos)) != std::string::npos)
+    {
+        const std::size_t at = pos;
+        pos += 10;
+        if ((at > 0 && ident_char(code[at - 1])) || (pos < code.size() && ident_char(code[pos])))
+            continue;
+        std::size_t i = pos;
+        std::string name;
+        while (i < code.size() && code[i] != ';' && code[i] != '{' && code[i] != '}')
+        {
+            if (code[i] == '(')
+            {
+                // The identifier just before this parenthesis.
+                std::size_t e = i;
+                while (e > pos && std::isspace(static_cast<unsigned char>(code[e - 1])))
+                    --e;
+                std::size_t b = e;
+                while (b > pos && ident_char(code[b - 1]))
+                    --b;
+                const std::string id = code.substr(b, e - b);
+                if (id == "__launch_bounds__" || id == "__attribute__" || id == "__align__" || id == "alignas" ||
+                    id == "__maxnreg__" || id == "__cluster_dims__")
+                {
+                    int depth = 0;
+                    for (; i < code.size(); ++i)
+                    {
+                        if (code[i] == '(')
+                            ++depth;
+                        else if (code[i] == ')' && --depth == 0)
+                            break;
+                    }
+                    ++i;
+                    continue;
+                }
+                name = id;
+                break;
+            }
+            ++i;
+        }
+        if (name.empty())
+            continue;
+        kernel_decl k;
+        k.name = name;
+        const auto decl = declaration_before(code, at) + code.substr(at, i - at);
+        k.extern_c = std::regex_search(decl, extern_c);
+        for (const auto& [b, e] : blocks)
+            if (at > b && at < e)
+                k.extern_c = true;
+        out.push_back(std::move(k));
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::string> find_kernel_entries(std::string_view source)
+{
+    std::vector<std::string> out;
+    for (const auto& k : kernels(strip_comments(source)))
+        if (k.extern_c)
+            out.push_back(k.name);
+    return out;
+}
+
+std::vector<std::string> check_kernel_contract(std::string_view source, std::string_view entry)
+{
+    std::vector<std::string> problems;
+    const std::string code = strip_comments(source);
+    if (code.find_first_not_of(" \t\r\n") == std::string::npos)
+    {
+        problems.push_back("kernel_source is empty");
+        return problems;
+    }
+    bool found = false, found_c = false;
+    std::vector<std::string> names;
+    for (const auto& k : kernels(code))
+    {
+        names.push_back(k.name);
+        if (k.name == entry)
+        {
+            found = true;
+            found_c = found_c || k.extern_c;
+        }
+    }
+    if (!found)
+    {
+        std::string list;
+        for (const auto& n : names)
+            list += (list.empty() ? "" : ", ") + n;
+        problems.push_back("kernel_source defines no __global__ function named '" + std::string(entry) + "'" +
+                           (list.empty() ? std::string(" (it defines no __global__ function at all)")
+                                         : " (it defines: " + list + "); 'entry' must name the kernel"));
+    }
+    else if (!found_c)
+        problems.push_back("the entry '" + std::string(entry) +
+                           "' is not declared extern \"C\" (write: extern \"C\" __global__ void " + std::string(entry) +
+                           "(...)), so its name would be mangled");
+    if (code.find("<<<") != std::string::npos)
+        problems.push_back("kernel_source launches a kernel (<<<...>>>): dynamic parallelism and host code are not "
+                           "allowed; the harness launches the entry with your launch plan");
+    static const std::regex main_fn(R"(\bint\s+main\s*\()");
+    if (std::regex_search(code, main_fn))
+        problems.push_back("kernel_source contains host code (a main function); give device code only");
+    static const std::regex runtime_api(
+        R"(\b(cudaMalloc\w*|cudaMemcpy\w*|cudaMemset\w*|cudaFree\w*|cudaDeviceSynchronize|cudaLaunchKernel\w*|cudaStreamCreate\w*|cudaGraph\w*|cudaEvent\w*)\s*\()");
+    std::smatch m;
+    if (std::regex_search(code, m, runtime_api))
+        problems.push_back("kernel_source calls the CUDA runtime API (" + m[1].str() +
+                           "); give device code only: the harness allocates, copies and launches");
+    return problems;
+}
+
+}  // namespace warpsmith::llm

@@ -1,0 +1,233 @@
+#include "agents/llm/responses_mapping.hpp"
+
+#include "agents/http/http_message.hpp"
+#include "agents/llm/json_access.hpp"
+#include "harness/core/error.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace warpsmith::llm {
+
+namespace json = boost::json;
+using detail::find;
+using detail::find_array;
+using detail::find_object;
+using detail::int_or;
+using detail::string_or;
+
+namespace {
+
+[[noreturn]] void protocol_error(const std::string& what)
+{
+    throw std::system_error(make_error_code(errc::llm_protocol), what);
+}
+
+json::value parse_event_data(const http::sse_event& ev)
+{
+    boost::system::error_code ec;
+    auto v = json::parse(ev.data, ec);
+    if (ec)
+        protocol_error("the Responses stream sent an event '" + ev.event + "' whose data is not JSON: " +
+                       http::one_line_excerpt(ev.data, 200));
+    return v;
+}
+
+}  // namespace
+
+json::object build_responses_body(const model_request& req)
+{
+    json::object body;
+    body["model"] = req.model;
+    json::array input;
+    std::string instructions;
+    for (std::size_t i = 0; i < req.messages.size(); ++i)
+    {
+        const auto& m = req.messages[i];
+        switch (m.role)
+        {
+        case role::system:
+            if (!instructions.empty())
+                instructions += "\n\n";
+            instructions += m.content;
+            break;
+        case role::user: input.push_back(json::object{{"role", "user"}, {"content", m.content}}); break;
+        case role::assistant:
+            if (!m.provider_items.empty())
+            {
+                for (const auto& item : m.provider_items)
+                    input.push_back(item);
+                break;
+            }
+            if (!m.content.empty())
+                input.push_back(json::object{{"role", "assistant"}, {"content", m.content}});
+            for (const auto& c : m.tool_calls)
+                input.push_back(json::object{
+                    {"type", "function_call"}, {"call_id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
+            break;
+        case role::tool:
+            input.push_back(
+                json::object{{"type", "function_call_output"}, {"call_id", m.tool_call_id}, {"output", m.content}});
+            break;
+        }
+    }
+    if (!instructions.empty())
+        body["instructions"] = instructions;
+    body["input"] = std::move(input);
+    if (!req.tools.empty())
+    {
+        json::array tools;
+        for (const auto& t : req.tools)
+            tools.push_back(json::object{{"type", "function"},
+                                         {"name", t.name},
+                                         {"description", t.description},
+                                         {"parameters", t.parameters},
+                                         {"strict", false}});
+        body["tools"] = std::move(tools);
+        if (req.tools_disabled)
+            body["tool_choice"] = "none";
+    }
+    if (req.schema)
+        body["text"] = json::object{{"format",
+                                     json::object{{"type", "json_schema"},
+                                                  {"name", req.schema->name},
+                                                  {"schema", req.schema->schema},
+                                                  {"strict", req.schema->strict}}}};
+    if (!req.reasoning_effort.empty())
+        body["reasoning"] = json::object{{"effort", req.reasoning_effort}};
+    if (req.max_output_tokens)
+        body["max_output_tokens"] = *req.max_output_tokens;
+    if (req.stream)
+        body["stream"] = true;
+    return body;
+}
+
+model_response parse_responses_body(const json::value& v)
+{
+    const auto* output = find_array(v, "output");
+    if (!v.is_object() || (!output && !find(v, "status")))
+        protocol_error("the Responses API answered with JSON that is not a response object: " +
+                       http::one_line_excerpt(json::serialize(v), 200));
+    model_response r;
+    r.id = string_or(v, "id");
+    r.model = string_or(v, "model");
+    r.status = string_or(v, "status", "completed");
+    if (const auto* d = find_object(v, "incomplete_details"))
+        r.incomplete_reason = string_or(*d, "reason");
+    if (r.status == "failed")
+    {
+        std::string msg = "the response failed";
+        if (const auto* e = find_object(v, "error"))
+            msg += ": " + string_or(*e, "message", string_or(*e, "code"));
+        r.refusal.clear();
+        r.incomplete_reason = msg;
+    }
+    if (output)
+    {
+        r.output_items = *output;
+        for (const auto& item : *output)
+        {
+            const auto type = string_or(item, "type");
+            if (type == "message")
+            {
+                if (const auto* content = find_array(item, "content"))
+                    for (const auto& part : *content)
+                    {
+                        const auto pt = string_or(part, "type");
+                        if (pt == "output_text")
+                            r.text += string_or(part, "text");
+                        else if (pt == "refusal")
+                            r.refusal += string_or(part, "refusal");
+                    }
+            }
+            else if (type == "function_call")
+                r.tool_calls.push_back(
+                    tool_call{string_or(item, "call_id", string_or(item, "id")), string_or(item, "name"),
+                              string_or(item, "arguments")});
+        }
+    }
+    if (const auto* u = find_object(v, "usage"))
+    {
+        r.usage.input = int_or(*u, "input_tokens");
+        r.usage.output = int_or(*u, "output_tokens");
+        if (const auto* d = find_object(*u, "input_tokens_details"))
+            r.usage.cached_input = int_or(*d, "cached_tokens");
+        if (const auto* d = find_object(*u, "output_tokens_details"))
+            r.usage.reasoning = int_or(*d, "reasoning_tokens");
+    }
+    return r;
+}
+
+void responses_stream::on_event(const http::sse_event& ev)
+{
+    if (ev.data.empty())
+        return;
+    const auto v = parse_event_data(ev);
+    std::string type = string_or(v, "type", ev.event);
+    if (type == "error" || ev.event == "error")
+    {
+        const auto* e = find_object(v, "error");
+        const json::value& src = e ? json::value(*e) : v;
+        protocol_error("the Responses stream reported an error: " + string_or(src, "message", "(no message)") +
+                       (string_or(src, "code").empty() ? "" : " [" + string_or(src, "code") + "]"));
+    }
+    if (type == "response.output_text.delta")
+        partial_text_ += string_or(v, "delta");
+    else if (type == "response.completed" || type == "response.incomplete" || type == "response.failed")
+    {
+        const auto* resp = find(v, "response");
+        if (!resp)
+            protocol_error("the Responses stream sent " + type + " without a response object");
+        result_ = parse_responses_body(*resp);
+        if (type == "response.incomplete" && result_->status == "completed")
+            result_->status = "incomplete";
+        if (type == "response.failed")
+            result_->status = "failed";
+    }
+}
+
+model_response responses_stream::result() const
+{
+    if (!result_)
+        protocol_error("the Responses stream ended before response.completed");
+    return *result_;
+}
+
+std::string api_error_message(const std::string& body)
+{
+    boost::system::error_code ec;
+    const auto v = json::parse(body, ec);
+    if (!ec)
+    {
+        if (const auto* e = find(v, "error"))
+        {
+            if (e->is_string())
+                return std::string(e->get_string());
+            const auto msg = string_or(*e, "message");
+            if (!msg.empty())
+                return http::one_line_excerpt(msg, 300);
+        }
+        const auto msg = string_or(v, "message", string_or(v, "detail"));
+        if (!msg.empty())
+            return http::one_line_excerpt(msg, 300);
+    }
+    return http::one_line_excerpt(body, 200);
+}
+
+std::string api_error_code(const std::string& body)
+{
+    boost::system::error_code ec;
+    const auto v = json::parse(body, ec);
+    if (ec)
+        return {};
+    if (const auto* e = find_object(v, "error"))
+    {
+        const auto* code = e->if_contains("code");
+        if (code && code->is_string())
+            return std::string(code->get_string());
+        return string_or(*e, "type");
+    }
+    return {};
+}
+
+}  // namespace warpsmith::llm

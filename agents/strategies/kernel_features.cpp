@@ -1,0 +1,169 @@
+#include "agents/strategies/kernel_features.hpp"
+
+#include "agents/llm/kernel_contract.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
+namespace warpsmith {
+
+namespace json = boost::json;
+
+namespace {
+
+double device_num(const json::object& d, const char* k, double fallback)
+{
+    const auto* v = d.if_contains(k);
+    return v && v->is_number() && v->to_number<double>() > 0 ? v->to_number<double>() : fallback;
+}
+
+const char* occupancy_bucket(double occ)
+{
+    if (occ <= 0)
+        return "unknown";
+    if (occ < 0.25)
+        return "low";
+    if (occ < 0.5)
+        return "mid";
+    return "high";
+}
+
+std::int64_t threads_bucket(std::int64_t t)
+{
+    if (t <= 0)
+        return 0;
+    if (t <= 128)
+        return 128;
+    if (t <= 256)
+        return 256;
+    return 512;
+}
+
+}  // namespace
+
+std::string kernel_features::key() const
+{
+    return "smem=" + std::to_string(shared_memory ? 1 : 0) + " vec=" + std::to_string(vector_width) +
+           " rt=" + std::to_string(register_tiling ? 1 : 0) + " db=" + std::to_string(double_buffering ? 1 : 0) +
+           " tc=" + std::to_string(tensor_cores ? 1 : 0) + " occ=" + occupancy_bucket(occupancy) +
+           " thr=" + std::to_string(threads_bucket(block_threads));
+}
+
+int kernel_features::distance(const kernel_features& o) const
+{
+    return (shared_memory != o.shared_memory) + (vector_width != o.vector_width) +
+           (register_tiling != o.register_tiling) + (double_buffering != o.double_buffering) +
+           (tensor_cores != o.tensor_cores) +
+           (std::string(occupancy_bucket(occupancy)) != occupancy_bucket(o.occupancy)) +
+           (threads_bucket(block_threads) != threads_bucket(o.block_threads));
+}
+
+json::object kernel_features::to_json() const
+{
+    return json::object{{"shared_memory", shared_memory},
+                        {"vector_width", vector_width},
+                        {"register_tiling", register_tiling},
+                        {"double_buffering", double_buffering},
+                        {"tensor_cores", tensor_cores},
+                        {"warp_shuffle", warp_shuffle},
+                        {"block_threads", block_threads},
+                        {"shared_bytes", shared_bytes},
+                        {"registers", registers},
+                        {"occupancy", occupancy},
+                        {"key", key()}};
+}
+
+double estimate_occupancy(std::int64_t threads, int registers, std::int64_t shared_bytes, const json::object& device)
+{
+    if (threads <= 0)
+        return 0;
+    const double max_threads_sm = device_num(device, "max_threads_per_sm", 2048);
+    const double regs_sm = device_num(device, "registers_per_sm", 65536);
+    const double smem_sm = device_num(device, "shared_memory_per_sm_bytes", 233472);
+    const double max_blocks = 32;
+    const double warps = std::ceil(static_cast<double>(threads) / 32.0);
+    double blocks = std::min(max_blocks, std::floor(max_threads_sm / (warps * 32)));
+    if (registers > 0)
+    {
+        const double regs_per_thread = std::ceil(registers / 8.0) * 8;
+        blocks = std::min(blocks, std::floor(regs_sm / (regs_per_thread * warps * 32)));
+    }
+    if (shared_bytes > 0)
+        blocks = std::min(blocks, std::floor(smem_sm / (static_cast<double>(shared_bytes) + 1024)));
+    if (blocks <= 0)
+        return 0;
+    return std::min(1.0, blocks * warps * 32 / max_threads_sm);
+}
+
+kernel_features extract_features(const candidate& cand, const resource_usage& res, const workload& w,
+                                 const json::object& device)
+{
+    kernel_features f;
+    const std::string code = llm::strip_comments(cand.source);
+    static const std::regex shared(R"(__shared__)");
+    static const std::regex vec4(R"(\b(float4|int4|uint4|double2|longlong2|make_float4|__half2x2)\b)");
+    static const std::regex vec2(R"(\b(float2|int2|uint2|half2|__half2|__nv_bfloat162|make_float2)\b)");
+    static const std::regex local_array(
+        R"((^|[;{}\n])\s*(const\s+)?(float|double|int|unsigned|half|__half|__nv_bfloat16|float4|float2)\s+[A-Za-z_]\w*\s*\[[^\]]+\])");
+    static const std::regex stage2(R"(__shared__[^;]*\[\s*2\s*\])");
+    // Stage buffers: async copies, a STAGES/stage name, or a stage index toggled with & 1 / ^= 1.
+    static const std::regex async_copy(
+        R"(cp\.async|memcpy_async|__pipeline_|cuda::pipeline|\w*(STAGES?|[Ss]tages?)\w*|\(\s*\w+\s*&\s*1\s*\)|\^=\s*1\b)");
+    static const std::regex tensor(R"(wmma::|mma\.sync|\bmma_sync\b|wgmma)");
+    static const std::regex shfl(R"(__shfl)");
+
+    f.shared_memory = std::regex_search(code, shared) || res.static_shared_bytes > 0;
+    f.vector_width = std::regex_search(code, vec4) ? 4 : std::regex_search(code, vec2) ? 2 : 1;
+    // Thread-local arrays: declarations at statement start that are not __shared__.
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), local_array); it != std::sregex_iterator(); ++it)
+    {
+        const auto line_start = code.rfind('\n', static_cast<std::size_t>(it->position()) + 1);
+        const auto line_end = code.find('\n', static_cast<std::size_t>(it->position()) + 1);
+        const auto line = code.substr(line_start == std::string::npos ? 0 : line_start,
+                                      line_end == std::string::npos ? std::string::npos : line_end - line_start);
+        if (line.find("__shared__") == std::string::npos && line.find("__constant__") == std::string::npos)
+        {
+            f.register_tiling = true;
+            break;
+        }
+    }
+    f.double_buffering = std::regex_search(code, stage2) || std::regex_search(code, async_copy);
+    if (auto it = cand.defines.find("DB"); it != cand.defines.end())
+        f.double_buffering = it->second > 0;
+    f.tensor_cores = std::regex_search(code, tensor);
+    f.warp_shuffle = std::regex_search(code, shfl);
+    f.registers = res.registers;
+
+    const workload_case* c = nullptr;
+    for (const auto& wc : w.cases)
+        if (wc.role == case_role::performance)
+        {
+            c = &wc;
+            break;
+        }
+    if (!c && !w.cases.empty())
+        c = &w.cases.front();
+    if (c)
+    {
+        try
+        {
+            const auto dims = cand.plan_for(c->name).evaluate(cand.launch_variables(*c));
+            f.block_threads = dims.threads_per_block();
+            f.shared_bytes = dims.shared_bytes + res.static_shared_bytes;
+            f.shared_memory = f.shared_memory || dims.shared_bytes > 0;
+        }
+        catch (const std::exception&)
+        {
+        }
+    }
+    f.occupancy = estimate_occupancy(f.block_threads, f.registers, f.shared_bytes, device);
+    return f;
+}
+
+kernel_features extract_features(const evaluated_candidate& c, const workload& w, const json::object& device)
+{
+    return extract_features(c.cand, c.compile.resources, w, device);
+}
+
+}  // namespace warpsmith

@@ -1,0 +1,249 @@
+#include "agents/strategies/llm_setup.hpp"
+
+#include "agents/http/url.hpp"
+#include "agents/llm/providers/openai_client.hpp"
+#include "agents/llm/providers/replay_client.hpp"
+#include "agents/llm/tools.hpp"
+#include "harness/core/error.hpp"
+
+#include <CLI/CLI.hpp>
+#include <boost/json.hpp>
+
+namespace warpsmith {
+
+namespace json = boost::json;
+
+namespace {
+
+const char* const llm_flags[] = {"--model",        "--reasoning-effort", "--base-url",     "--strategy",
+                                 "--api-key-env",  "--insecure-local",   "--price-table",  "--replay-from",
+                                 "--no-stream",    "--structured-output", "--llm-timeout", "--max-tool-rounds",
+                                 "--nvidia-research"};
+
+}  // namespace
+
+bool is_llm_provider(std::string_view provider)
+{
+    return provider == "openai" || provider == "openai-chat" || provider == "replay";
+}
+
+void llm_options::add_to(CLI::App& cmd, const std::string& group)
+{
+    cmd_ = &cmd;
+    cmd.add_option("--model", model, "Model name (openai: default gpt-5-mini; openai-chat: required)")->group(group);
+    cmd.add_option("--reasoning-effort", reasoning_effort,
+                   "minimal, low, medium or high (openai: default medium; openai-chat: sent only when given)")
+        ->group(group);
+    cmd.add_option("--base-url", base_url,
+                   "API base URL (openai: default https://api.openai.com/v1; openai-chat: e.g. "
+                   "http://127.0.0.1:8000/v1)")
+        ->group(group);
+    cmd.add_option("--strategy", strategy, "How branches pick parents: refine (default), beam or evolve")->group(group);
+    cmd.add_option("--api-key-env", api_key_env,
+                   "Environment variable holding the API key (default OPENAI_API_KEY; also read from ./.env)")
+        ->group(group);
+    cmd.add_flag("--insecure-local", insecure_local,
+                 "Turn TLS verification off, only for a loopback --base-url (self-signed local servers)")
+        ->group(group);
+    cmd.add_option("--price-table", price_table,
+                   "JSON price overrides {\"models\": {NAME: {\"input\", \"cached_input\", \"output\"}}} (USD per 1M "
+                   "tokens)")
+        ->group(group);
+    cmd.add_option("--replay-from", replay_from, "--provider replay: the earlier run whose llm/ records are re-served")
+        ->group(group);
+    cmd.add_flag("--no-stream", no_stream, "Ask for whole responses instead of streamed events")->group(group);
+    cmd.add_option("--structured-output", structured_output,
+                   "auto (JSON schema; openai-chat falls back to fenced blocks when refused), schema or fenced")
+        ->group(group);
+    cmd.add_option("--llm-timeout", request_timeout_s, "Seconds per model request attempt (default 600)")->group(group);
+    cmd.add_option("--max-tool-rounds", max_tool_rounds, "Rounds of tool calls per proposal (default 4; 0: no tools)")
+        ->group(group);
+    cmd.add_flag("--nvidia-research", nvidia_research,
+                 "Offer the nvidia_docs tool (the guidance notes in docs/guidance/)")
+        ->group(group);
+}
+
+std::vector<std::string> llm_options::given_llm_flags() const
+{
+    std::vector<std::string> out;
+    if (!cmd_)
+        return out;
+    for (const char* f : llm_flags)
+        if (auto* o = cmd_->get_option_no_throw(f); o && o->count() > 0)
+            out.emplace_back(f);
+    return out;
+}
+
+void llm_options::check() const
+{
+    if (!is_llm_provider(provider))
+    {
+        if (auto given = given_llm_flags(); !given.empty())
+            throw user_error(given.front() + " is an option of the model providers (--provider openai, openai-chat or "
+                                             "replay), not of --provider " + provider);
+        return;
+    }
+    if (strategy != "refine" && strategy != "beam" && strategy != "evolve")
+        throw user_error("--strategy " + strategy + ": unknown strategy (refine, beam, evolve)");
+    if (!reasoning_effort.empty() && reasoning_effort != "minimal" && reasoning_effort != "low" &&
+        reasoning_effort != "medium" && reasoning_effort != "high" && reasoning_effort != "none")
+        throw user_error("--reasoning-effort " + reasoning_effort + ": expected minimal, low, medium or high");
+    if (structured_output != "auto" && structured_output != "schema" && structured_output != "fenced")
+        throw user_error("--structured-output " + structured_output + ": expected auto, schema or fenced");
+    if (request_timeout_s <= 0)
+        throw user_error("--llm-timeout must be greater than 0");
+    if (max_tool_rounds < 0)
+        throw user_error("--max-tool-rounds must be at least 0");
+    if (provider == "replay")
+    {
+        if (replay_from.empty())
+            throw user_error("--provider replay needs --replay-from RUN (an earlier run directory with llm/ records)");
+        return;
+    }
+    if (!replay_from.empty())
+        throw user_error("--replay-from is an option of --provider replay");
+    if (provider == "openai-chat")
+    {
+        if (base_url.empty())
+            throw user_error("--provider openai-chat needs --base-url (e.g. http://127.0.0.1:8000/v1 for vLLM)");
+        if (model.empty())
+            throw user_error("--provider openai-chat needs --model (the name the server knows the model by)");
+    }
+}
+
+std::string llm_options::effective_model() const
+{
+    if (!model.empty())
+        return model;
+    return provider == "openai" ? "gpt-5-mini" : "";
+}
+
+std::string llm_options::effective_reasoning_effort() const
+{
+    if (!reasoning_effort.empty())
+        return reasoning_effort == "none" ? "" : reasoning_effort;
+    return provider == "openai" ? "medium" : "";
+}
+
+json::object llm_options::to_json() const
+{
+    return json::object{{"provider", provider},
+                        {"model", effective_model()},
+                        {"reasoning_effort", reasoning_effort},
+                        {"base_url", base_url},
+                        {"strategy", strategy},
+                        {"api_key_env", api_key_env},
+                        {"insecure_local", insecure_local},
+                        {"price_table", price_table.empty() ? json::value(nullptr)
+                                                            : json::value(std::filesystem::absolute(price_table).string())},
+                        {"replay_from", replay_from.empty() ? json::value(nullptr)
+                                                            : json::value(std::filesystem::absolute(replay_from).string())},
+                        {"stream", !no_stream},
+                        {"structured_output", structured_output},
+                        {"request_timeout_s", request_timeout_s},
+                        {"max_tool_rounds", max_tool_rounds},
+                        {"nvidia_research", nvidia_research},
+                        {"seed", seed},
+                        {"branches", branches}};
+}
+
+llm_options llm_options::from_json(const json::value& v, std::string_view origin)
+{
+    if (!v.is_object())
+        throw user_error(std::string(origin) + ": config.llm must be an object");
+    const auto& o = v.get_object();
+    llm_options out;
+    auto str = [&](const char* k, std::string& dst) {
+        if (const auto* x = o.if_contains(k); x && x->is_string())
+            dst = std::string(x->get_string());
+    };
+    str("provider", out.provider);
+    str("model", out.model);
+    str("reasoning_effort", out.reasoning_effort);
+    str("base_url", out.base_url);
+    str("strategy", out.strategy);
+    str("api_key_env", out.api_key_env);
+    str("price_table", out.price_table);
+    str("replay_from", out.replay_from);
+    str("structured_output", out.structured_output);
+    if (const auto* x = o.if_contains("insecure_local"); x && x->is_bool())
+        out.insecure_local = x->get_bool();
+    if (const auto* x = o.if_contains("stream"); x && x->is_bool())
+        out.no_stream = !x->get_bool();
+    if (const auto* x = o.if_contains("nvidia_research"); x && x->is_bool())
+        out.nvidia_research = x->get_bool();
+    if (const auto* x = o.if_contains("request_timeout_s"); x && x->is_number())
+        out.request_timeout_s = x->to_number<double>();
+    if (const auto* x = o.if_contains("max_tool_rounds"); x && x->is_number())
+        out.max_tool_rounds = x->to_number<int>();
+    if (const auto* x = o.if_contains("seed"); x && x->is_number())
+        out.seed = x->to_number<std::uint64_t>();
+    if (const auto* x = o.if_contains("branches"); x && x->is_number())
+        out.branches = x->to_number<int>();
+    return out;
+}
+
+model_client_bundle make_model_client(const llm_options& o, boost::asio::any_io_executor ex)
+{
+    o.check();
+    model_client_bundle b;
+    b.redact = std::make_shared<llm::redactor>();
+    auto prices = std::make_shared<llm::price_table>(
+        o.price_table.empty() ? llm::price_table::defaults() : llm::price_table::with_overrides(o.price_table));
+    b.prices = prices;
+    if (o.provider == "replay")
+    {
+        b.client = std::make_shared<llm::replay_client>(o.replay_from);
+        return b;
+    }
+    llm::openai_client_options co;
+    co.api = o.provider == "openai" ? llm::api_kind::responses : llm::api_kind::chat;
+    co.base_url = o.base_url;
+    co.model = o.effective_model();
+    co.key = llm::find_api_key(o.api_key_env);
+    if (co.key)
+    {
+        b.redact->add_secret(co.key->value);
+        b.key_source = co.key->source;
+    }
+    else if (o.provider == "openai")
+    {
+        const std::string base = o.base_url.empty() ? "https://api.openai.com/v1" : o.base_url;
+        const auto url = http::parse_http_url(base, "--base-url");
+        if (!http::is_loopback_host(url.host))
+            throw user_error("no OpenAI API key: set " + o.api_key_env + " (or put " + o.api_key_env +
+                             "=... in ./.env), or name another variable with --api-key-env");
+    }
+    co.insecure_local = o.insecure_local;
+    co.structured = o.structured_output == "schema"   ? llm::structured_mode::schema
+                    : o.structured_output == "fenced" ? llm::structured_mode::fenced
+                                                      : llm::structured_mode::automatic;
+    if (co.structured == llm::structured_mode::fenced)
+        co.chat_caps.json_schema = false;
+    co.chat_caps.reasoning_effort = !o.reasoning_effort.empty() && o.reasoning_effort != "none";
+    co.chat_caps.max_completion_tokens = false;
+    co.request_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.request_timeout_s * 1000));
+    co.max_concurrent_requests = static_cast<std::size_t>(std::max(8, o.branches));
+    co.retry.base_delay = o.retry_base_delay;
+    co.extra_ca_file = o.extra_ca_file;
+    co.proxy = o.proxy;
+    co.prices = prices;
+    co.redact = b.redact;
+    b.client = std::make_shared<llm::openai_client>(ex, std::move(co));
+    return b;
+}
+
+std::unique_ptr<llm_strategy> make_llm_strategy(const llm_options& o, const model_client_bundle& b, const workload& w)
+{
+    llm_strategy_options so;
+    so.kind = o.strategy;
+    so.seed = o.seed;
+    so.stream = !o.no_stream;
+    so.reasoning_effort = o.effective_reasoning_effort();
+    so.exchange.max_tool_rounds = o.max_tool_rounds;
+    so.tools = o.max_tool_rounds > 0;
+    so.nvidia_docs = o.nvidia_research;
+    return make_llm_strategy_of_kind(b.client, std::move(so), w, b.redact);
+}
+
+}  // namespace warpsmith

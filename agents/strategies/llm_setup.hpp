@@ -1,0 +1,93 @@
+#pragma once
+
+// From `warpsmith optimize` flags to a model client and an LLM strategy (docs/agents.md,
+// "Flags"). The optimize command adds these flags with add_to(), checks them, and builds the
+// strategy with make_llm_strategy() when --provider is openai, openai-chat or replay; the settings
+// go to run.json ("config.llm", never the key) so --resume rebuilds the same thing.
+
+#include "agents/llm/credentials.hpp"
+#include "agents/llm/model_client.hpp"
+#include "agents/llm/price_table.hpp"
+#include "agents/strategies/llm_strategy.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/json/object.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace CLI {
+class App;
+}
+
+namespace warpsmith {
+
+/// openai, openai-chat, replay.
+bool is_llm_provider(std::string_view provider);
+
+struct llm_options
+{
+    std::string provider;                  ///< --provider
+    std::string model;                     ///< --model ("" = gpt-5-mini for openai)
+    std::string reasoning_effort;          ///< --reasoning-effort ("" = medium for openai)
+    std::string base_url;                  ///< --base-url
+    std::string strategy = "refine";       ///< --strategy refine|beam|evolve
+    std::string api_key_env = "OPENAI_API_KEY";  ///< --api-key-env
+    bool insecure_local = false;           ///< --insecure-local
+    std::string price_table;               ///< --price-table FILE
+    std::string replay_from;               ///< --replay-from RUN
+    bool no_stream = false;                ///< --no-stream
+    std::string structured_output = "auto";  ///< --structured-output auto|schema|fenced
+    double request_timeout_s = 600;        ///< --llm-timeout
+    int max_tool_rounds = 4;               ///< --max-tool-rounds
+    bool nvidia_research = false;          ///< --nvidia-research (the nvidia_docs tool)
+    std::uint64_t seed = 0;                ///< From --seed.
+    int branches = 1;                      ///< From --branches / --async: the concurrency cap.
+
+    // Not flags (tests).
+    std::optional<std::filesystem::path> extra_ca_file;
+    std::optional<std::string> proxy;
+    std::chrono::milliseconds retry_base_delay{500};
+
+    /// Registers the flags on the optimize command.
+    void add_to(CLI::App& cmd, const std::string& group);
+    /// Flags given on the command line (or by --config) that only model providers take; empty
+    /// when none. Used to refuse them with another provider.
+    std::vector<std::string> given_llm_flags() const;
+    /// Checks combinations (user_error, one line): a model-provider flag without a model
+    /// provider, --replay-from without replay, openai-chat without --base-url or --model, an
+    /// unknown strategy, reasoning effort or structured-output mode.
+    void check() const;
+
+    /// The model name actually used (defaults applied).
+    std::string effective_model() const;
+    std::string effective_reasoning_effort() const;
+
+    boost::json::object to_json() const;
+    /// Reads what to_json() wrote (run.json config.llm).
+    static llm_options from_json(const boost::json::value& v, std::string_view origin);
+
+private:
+    CLI::App* cmd_ = nullptr;
+};
+
+struct model_client_bundle
+{
+    std::shared_ptr<llm::model_client> client;
+    std::shared_ptr<llm::redactor> redact;
+    std::shared_ptr<const llm::price_table> prices;
+    std::string key_source;  ///< Where the key came from ("" when none).
+};
+
+/// Builds the client: reads the key (--api-key-env, else ./.env), the price table, the base URL.
+/// Throws user_error: no key for openai, a bad price table, a bad --base-url, --insecure-local
+/// with a non-loopback URL, a missing or empty --replay-from run.
+model_client_bundle make_model_client(const llm_options& o, boost::asio::any_io_executor ex);
+
+/// Builds the strategy on a client (make_model_client) for --strategy.
+std::unique_ptr<llm_strategy> make_llm_strategy(const llm_options& o, const model_client_bundle& b, const workload& w);
+
+}  // namespace warpsmith

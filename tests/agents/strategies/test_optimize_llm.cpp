@@ -1,0 +1,387 @@
+// `warpsmith optimize` with the model providers, as a real process, against the fake OpenAI server
+// (in this test process) and the fake GPU worker, compiling in process with NVRTC:
+//  * --description: the workload is inferred and checked, saved to workload/, then B branches
+//    search with real sgemm kernels; llm/ records, usage in the journal and summary, B requests
+//    in flight at once;
+//  * the API key appears in no file and no output;
+//  * --provider replay re-serves the run at zero cost, the same kernels per branch, no request;
+//  * every fatal error and bad flag: one line on stderr naming the cause, exit 2, and the run
+//    directory keeps what was done.
+// Skipped with a message when the warpsmith or fake_worker binary is missing.
+
+#include "engine/run/journal.hpp"
+#include "harness/core/json_file.hpp"
+#include "harness/workload/workload.hpp"
+#include "tests/agents/support/fake_openai_server.hpp"
+#include "tests/support/test_paths.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <fcntl.h>
+#include <fstream>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char** environ;
+
+using namespace warpsmith;
+using namespace warpsmith::test;
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string secret = "sk-proj-SECRET-e2e-7c1d9a0b3f";
+const std::string description = "Single-precision GEMM with rectangular matrices.";
+
+bool binaries_present()
+{
+    for (const char* b : {"warpsmith", "fake_worker"})
+        if (!fs::exists(bin_dir() / b))
+        {
+            BOOST_TEST_MESSAGE("skipped: " << (bin_dir() / b) << " is not built");
+            return false;
+        }
+    return true;
+}
+
+struct result
+{
+    int code = -1;
+    std::string out, err;
+};
+
+/// Runs warpsmith optimize in `cwd` with the fake worker and in-process NVRTC, waits (bounded).
+result optimize(const fs::path& cwd, std::vector<std::string> extra, std::chrono::seconds limit = 240s)
+{
+    std::vector<std::string> args{(bin_dir() / "warpsmith").string(), "optimize", "--worker",
+                                  (bin_dir() / "fake_worker").string(), "--gpus", "0", "--in-process-compile",
+                                  "--confirm-top", "1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto out = cwd / "stdout.txt", err = cwd / "stderr.txt";
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    std::vector<std::string> full{"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", cwd.string()};
+    full.insert(full.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : full)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    BOOST_REQUIRE(posix_spawn(&pid, "/bin/sh", &fa, nullptr, argv.data(), environ) == 0);
+    posix_spawn_file_actions_destroy(&fa);
+    result r;
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    int status = 0;
+    while (true)
+    {
+        if (::waitpid(pid, &status, WNOHANG) == pid)
+        {
+            r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            break;
+        }
+        if (std::chrono::steady_clock::now() > deadline)
+        {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, &status, 0);
+            break;
+        }
+        std::this_thread::sleep_for(20ms);
+    }
+    r.out = read_text_file(out);
+    r.err = read_text_file(err);
+    return r;
+}
+
+bool contains(const std::string& s, const std::string& n)
+{
+    return s.find(n) != std::string::npos;
+}
+
+int count_events(const fs::path& run, const std::string& type)
+{
+    int n = 0;
+    for (const auto& e : read_journal(run / "journal.jsonl").events)
+        n += e.at("event").as_string() == type ? 1 : 0;
+    return n;
+}
+
+/// Kernel sources per branch, in proposal order.
+std::map<int, std::vector<std::string>> kernels_by_branch(const fs::path& run)
+{
+    std::map<int, std::vector<std::pair<std::string, std::string>>> tmp;
+    for (const auto& e : fs::directory_iterator(run / "candidates"))
+    {
+        const auto cj = read_json_file(e.path() / "candidate.json").as_object();
+        const int b = static_cast<int>(cj.at("branch").as_int64());
+        tmp[b].emplace_back(e.path().filename().string(), read_text_file(e.path() / "kernel.cu"));
+    }
+    std::map<int, std::vector<std::string>> out;
+    for (auto& [b, v] : tmp)
+    {
+        std::sort(v.begin(), v.end());
+        for (auto& [id, src] : v)
+            out[b].push_back(src);
+    }
+    return out;
+}
+
+void check_no_secret(const fs::path& dir, const result& r)
+{
+    BOOST_TEST(!contains(r.out, "SECRET"));
+    BOOST_TEST(!contains(r.err, "SECRET"));
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+        if (e.is_regular_file())
+            BOOST_TEST(!contains(read_text_file(e.path()), "SECRET"), e.path());
+}
+
+/// One line, exit code 2, naming `needle`.
+void check_one_line(const result& r, const std::string& needle)
+{
+    BOOST_TEST(r.code == 2, r.err);
+    BOOST_TEST(contains(r.err, needle), r.err);
+    // The message is one line starting with "warpsmith: " (progress lines may precede it).
+    const auto pos = r.err.find("warpsmith: ");
+    BOOST_REQUIRE(pos != std::string::npos);
+    BOOST_TEST(r.err.find('\n', pos) == r.err.size() - 1, r.err);
+    BOOST_TEST(!contains(r.err, "terminate called"));
+}
+
+std::uint16_t closed_port()
+{
+    boost::asio::io_context ioc;
+    boost::asio::ip::tcp::acceptor a(ioc, {boost::asio::ip::make_address("127.0.0.1"), 0});
+    return a.local_endpoint().port();
+}
+
+struct e2e_fixture
+{
+    temp_dir tmp{"warpsmith-llm-e2e"};
+    e2e_fixture()
+    {
+        ::setenv("WARPSMITH_CACHE_DIR", (shared_cache().path()).c_str(), 1);
+        ::unsetenv("OPENAI_API_KEY");
+        ::setenv("WARPSMITH_SGEMM_DIR", (source_dir() / "bench" / "workloads" / "sgemm").c_str(), 1);
+    }
+    ~e2e_fixture() { ::unsetenv("OPENAI_API_KEY"); }
+    static temp_dir& shared_cache()
+    {
+        static temp_dir cache("warpsmith-llm-e2e-cache");
+        return cache;
+    }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(optimize_llm_suite, e2e_fixture)
+
+BOOST_AUTO_TEST_CASE(description_to_search_with_branches_in_parallel_then_replay)
+{
+    if (!binaries_present())
+        return;
+    fake_openai_options fo;
+    fo.latency = 300ms;
+    fake_openai_server server(fo);
+    auto r = optimize(tmp.path(), {"--description", description, "--provider", "openai-chat", "--model", "fake-coder",
+                                   "--base-url", server.base_url(), "--strategy", "evolve", "--branches", "3",
+                                   "--max-iterations", "2", "--seed", "5"});
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.err);
+    const fs::path run = tmp.path() / "results" / "run-001";
+    // The inferred workload is saved with the run and was checked.
+    const auto inf = read_json_file(run / "workload" / "inference.json").as_object();
+    BOOST_TEST(inf.at("inferred").as_array().size() == 4u);
+    BOOST_TEST(inf.at("checks").at(0).at("reference_run") == true);
+    const auto w = workload::load(run / "workload" / "workload.json");
+    BOOST_TEST(w.description == description);
+    BOOST_TEST(w.cases.size() == 3u);
+    BOOST_TEST(fs::exists(run / "workload" / "reference.cu"));
+    BOOST_TEST(fs::exists(run / "llm" / "0001-inference-infer.json"));
+    // The search: real kernels from the model, one of which does not compile.
+    BOOST_TEST(count_events(run, "proposed") >= 6);
+    BOOST_TEST(count_events(run, "usage") >= 6);
+    int compile_errors = 0, with_records = 0;
+    for (const auto& e : fs::directory_iterator(run / "candidates"))
+    {
+        const auto cj = read_json_file(e.path() / "candidate.json").as_object();
+        const auto res = read_json_file(e.path() / "result.json");
+        if (res.as_object().contains("failure") && res.at("failure").is_object() &&
+            res.at("failure").at("kind") == "compile_error")
+            ++compile_errors;
+        if (const auto* m = cj.if_contains("meta"); m && m->is_object() && m->as_object().contains("llm_records"))
+            ++with_records;
+    }
+    BOOST_TEST(compile_errors >= 1);
+    BOOST_TEST(with_records >= 6);
+    const auto summary = read_json_file(run / "summary.json");
+    BOOST_TEST(contains(json::serialize(summary), "\"input\""));
+    BOOST_TEST(server.max_concurrent_requests() >= 3u);
+    // The records agree: the three first requests of iteration 1 were all sent before any answered.
+    std::vector<std::string> sends, completes;
+    for (const auto& e : fs::directory_iterator(run / "llm"))
+    {
+        const auto name = e.path().filename().string();
+        if (name.find("-i1-start") == std::string::npos)
+            continue;
+        const auto rec = read_json_file(e.path()).as_object();
+        sends.emplace_back(rec.at("timestamps").at("send").as_string());
+        completes.emplace_back(rec.at("timestamps").at("complete").as_string());
+    }
+    BOOST_REQUIRE(sends.size() >= 3u);
+    std::sort(sends.begin(), sends.end());
+    std::sort(completes.begin(), completes.end());
+    BOOST_TEST(sends[2] < completes[0]);
+    const auto config = read_json_file(run / "run.json").at("config").as_object();
+    BOOST_TEST(config.at("llm").at("strategy") == "evolve");
+    BOOST_TEST(config.at("llm").at("model") == "fake-coder");
+
+    // Replay the run: the same kernels per branch, no request to any server, cost 0.
+    const auto requests = server.request_count();
+    auto rr = optimize(tmp.path(), {"--workload", (run / "workload").string(), "--provider", "replay", "--replay-from",
+                                    run.string(), "--strategy", "evolve", "--branches", "3", "--max-iterations", "2",
+                                    "--seed", "5"});
+    BOOST_REQUIRE_MESSAGE(rr.code == 0, rr.err);
+    BOOST_TEST(server.request_count() == requests);
+    const fs::path run2 = tmp.path() / "results" / "run-002";
+    BOOST_TEST(kernels_by_branch(run2) == kernels_by_branch(run));
+    const auto usage2 = read_json_file(run2 / "llm" / "usage.json");
+    BOOST_TEST(usage2.at("total").at("cost_usd").to_number<double>() == 0.0);
+
+    // --resume rebuilds the provider and strategy from run.json and appends to llm/.
+    const int proposed = count_events(run, "proposed");
+    const auto records_before = std::distance(fs::directory_iterator(run / "llm"), fs::directory_iterator());
+    auto res = optimize(tmp.path(), {"--resume", run.string(), "--max-iterations", "3"});
+    BOOST_REQUIRE_MESSAGE(res.code == 0, res.err);
+    BOOST_TEST(count_events(run, "proposed") > proposed);
+    BOOST_TEST(std::distance(fs::directory_iterator(run / "llm"), fs::directory_iterator()) > records_before);
+    BOOST_TEST(server.request_count() > requests);
+    server.stop();
+}
+
+BOOST_AUTO_TEST_CASE(responses_api_with_a_key_that_is_never_written)
+{
+    if (!binaries_present())
+        return;
+    fake_openai_options fo;
+    fo.api_key = secret;
+    fake_openai_server server(fo);
+    ::setenv("OPENAI_API_KEY", secret.c_str(), 1);
+    std::ofstream(tmp.path() / "prices.json") << R"({"models": {"gpt-5-mini": {"input": 1000, "output": 1000}}})";
+    auto r = optimize(tmp.path(), {"--description", description, "--provider", "openai", "--base-url",
+                                   server.base_url(), "--branches", "2", "--max-iterations", "1", "--price-table",
+                                   "prices.json", "--strategy", "beam"});
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.err);
+    const fs::path run = tmp.path() / "results" / "run-001";
+    BOOST_TEST(server.requests().front().target == "/v1/responses");
+    BOOST_TEST(read_json_file(run / "llm" / "usage.json").at("total").at("cost_usd").to_number<double>() > 0.0);
+    check_no_secret(tmp.path(), r);
+    server.stop();
+}
+
+BOOST_AUTO_TEST_CASE(fatal_errors_are_one_line_and_keep_the_run)
+{
+    if (!binaries_present())
+        return;
+    {
+        // A rejected key during inference: the run directory holds the failed exchange.
+        fake_openai_options fo;
+        fo.api_key = "sk-the-server-wants-another-key";
+        fake_openai_server server(fo);
+        ::setenv("OPENAI_API_KEY", secret.c_str(), 1);
+        auto r = optimize(tmp.path(), {"--description", description, "--provider", "openai", "--base-url",
+                                       server.base_url()});
+        check_one_line(r, "the API key was rejected by " + server.base_url() + " (HTTP 401");
+        BOOST_TEST(fs::exists(tmp.path() / "results" / "run-001" / "llm" / "0001-inference-infer.json"));
+        check_no_secret(tmp.path(), r);
+        ::unsetenv("OPENAI_API_KEY");
+        server.stop();
+    }
+    {
+        // A rejected key during the search (the workload given): the run is finalized first.
+        fake_openai_options fo;
+        fo.api_key = "sk-the-server-wants-another-key";
+        fake_openai_server server(fo);
+        ::setenv("OPENAI_API_KEY", secret.c_str(), 1);
+        auto r = optimize(tmp.path(), {"--workload", (source_dir() / "bench" / "workloads" / "sgemm").string(),
+                                       "--provider", "openai", "--base-url", server.base_url(), "--branches", "2"});
+        check_one_line(r, "the run directory keeps what was done");
+        BOOST_TEST(contains(r.err, "the API key was rejected"));
+        BOOST_TEST(fs::exists(tmp.path() / "results" / "run-002" / "summary.json"));
+        check_no_secret(tmp.path(), r);
+        ::unsetenv("OPENAI_API_KEY");
+        server.stop();
+    }
+    {
+        fake_openai_options fo;
+        fo.models = {"gpt-5"};
+        fake_openai_server server(fo);
+        auto r = optimize(tmp.path(), {"--description", description, "--provider", "openai-chat", "--model",
+                                       "gpt-5-mini", "--base-url", server.base_url()});
+        check_one_line(r, "model 'gpt-5-mini' is not available at " + server.base_url());
+        server.stop();
+    }
+    {
+        const auto url = "http://127.0.0.1:" + std::to_string(closed_port()) + "/v1";
+        auto r = optimize(tmp.path(), {"--description", description, "--provider", "openai-chat", "--model", "m",
+                                       "--base-url", url});
+        check_one_line(r, "cannot reach " + url + ": connection refused");
+    }
+    {
+        fake_openai_server server({}, transport::https);
+        auto r = optimize(tmp.path(), {"--description", description, "--provider", "openai-chat", "--model", "m",
+                                       "--base-url", server.base_url()});
+        check_one_line(r, "does not verify");
+        BOOST_TEST(contains(r.err, "--insecure-local"));
+        server.stop();
+    }
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_is_refused_before_any_run_directory)
+{
+    if (!binaries_present())
+        return;
+    struct bad
+    {
+        std::vector<std::string> args;
+        std::string needle;
+    };
+    const std::vector<bad> cases = {
+        {{"--description", description, "--provider", "openai"}, "no OpenAI API key: set OPENAI_API_KEY"},
+        {{"--description", description, "--provider", "openai", "--api-key-env", "MY_KEY"}, "no OpenAI API key: set MY_KEY"},
+        {{"--description", description, "--provider", "openai-chat", "--model", "m"}, "needs --base-url"},
+        {{"--description", description, "--provider", "openai-chat", "--base-url", "http://127.0.0.1:1/v1"}, "needs --model"},
+        {{"--description", description, "--provider", "openai-chat", "--model", "m", "--base-url",
+          "https://api.example.com/v1", "--insecure-local"},
+         "only for a loopback --base-url"},
+        {{"--description", description, "--provider", "openai-chat", "--model", "m", "--base-url", "ftp://x"},
+         "--base-url"},
+        {{"--description", description, "--provider", "openai", "--strategy", "greedy"}, "unknown strategy"},
+        {{"--workload", (source_dir() / "bench" / "workloads" / "sgemm").string(), "--model", "m"},
+         "--model is an option of the model providers"},
+        {{"--description", description}, "requires a model provider"},
+        {{"--description", description, "--provider", "replay"}, "needs --replay-from"},
+        {{"--description", description, "--provider", "replay", "--replay-from", "no-such-run"}, "no such run directory"},
+        {{"--description", description, "--provider", "openai-chat", "--model", "m", "--base-url",
+          "http://127.0.0.1:1/v1", "--price-table", "missing.json"},
+         "missing.json"},
+    };
+    for (const auto& c : cases)
+    {
+        BOOST_TEST_CONTEXT(c.needle)
+        {
+            auto r = optimize(tmp.path(), c.args, 60s);
+            check_one_line(r, c.needle);
+            BOOST_TEST(!fs::exists(tmp.path() / "results" / "run-001"));
+        }
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
