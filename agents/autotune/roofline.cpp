@@ -90,8 +90,19 @@ roofline_spec roofline_spec::load(const std::filesystem::path& file)
     return from_json(read_json_file(file), file.string());
 }
 
+roofline_spec roofline_spec::from_workload(const roofline_work& r)
+{
+    roofline_spec s;
+    s.bytes = r.bytes;
+    s.flops = r.flops;
+    s.note = r.note;
+    return s;
+}
+
 std::optional<roofline_spec> roofline_spec::load_for(const workload& w)
 {
+    if (w.roofline)
+        return from_workload(*w.roofline);
     const auto file = w.dir / "roofline.json";
     std::error_code ec;
     if (w.dir.empty() || !std::filesystem::exists(file, ec))
@@ -198,6 +209,28 @@ std::map<std::string, roofline_case> roofline_floors(const roofline_spec& spec,
         out[c.name] = r;
     }
     return out;
+}
+
+json::object roofline_summary(const roofline_spec& spec,
+                              const workload& w,
+                              const json::object& device,
+                              const std::map<std::string, double>& time_us)
+{
+    const auto ceilings = roofline_ceilings::from_device(device);
+    if (!ceilings.usable())
+        return json::object{{"skipped", "the device reports no bandwidth or FP32 rate"}};
+    const auto floors = roofline_floors(spec, w, ceilings);
+    json::object cases;
+    for (const auto& c : w.cases)
+    {
+        if (c.role != case_role::performance)
+            continue;
+        std::optional<double> t;
+        if (auto it = time_us.find(c.name); it != time_us.end())
+            t = it->second;
+        cases[c.name] = floors.at(c.name).to_json(t);
+    }
+    return json::object{{"ceilings", ceilings.to_json()}, {"spec", spec.to_json()}, {"cases", std::move(cases)}};
 }
 
 }  // namespace warpsmith::autotune

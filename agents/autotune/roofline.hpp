@@ -2,8 +2,8 @@
 
 // How far from the physical limit a kernel is (SPEC §6; docs/autotune.md, "Roofline"). A workload
 // states, per case, how many bytes a kernel must move at least and how many floating-point
-// operations it must do, as expressions over the case values, in a sidecar file next to its
-// workload.json:
+// operations it must do, as expressions over the case values: in workload.json itself, as
+// "roofline" (docs/workload-format.md), or in a sidecar file next to it:
 //
 //   roofline.json   {"bytes": "4*(M*K + K*N + M*N)", "flops": "2*M*N*K", "note": "..."}
 //
@@ -35,8 +35,11 @@ struct roofline_spec
     /// {"bytes": expr, "flops": expr, "note": text}: bytes or flops (or both) required; each an
     /// integer or an expression string over case values. user_error "<origin>: <field>: ...".
     static roofline_spec from_json(const boost::json::value& v, std::string_view origin);
-    /// <workload dir>/roofline.json when it exists.
+    /// The workload's own "roofline" when it has one, else <workload dir>/roofline.json when that
+    /// exists.
     static std::optional<roofline_spec> load_for(const workload& w);
+    /// The workload's "roofline" (already validated against its cases).
+    static roofline_spec from_workload(const roofline_work& r);
     static roofline_spec load(const std::filesystem::path& file);
     boost::json::object to_json() const;
 };
@@ -74,5 +77,14 @@ struct roofline_case
 std::map<std::string, roofline_case> roofline_floors(const roofline_spec& spec,
                                                      const workload& w,
                                                      const roofline_ceilings& ceilings);
+
+/// summary.json "roofline" (docs/autotune.md): {"ceilings", "spec", "cases": {case: floor, and with
+/// a time in time_us the fraction of the physical limit it reaches}} over the performance cases,
+/// with the ceilings of `device` (measured when it carries "measured"), or {"skipped": why} when
+/// the device reports neither a bandwidth nor an FP32 rate.
+boost::json::object roofline_summary(const roofline_spec& spec,
+                                     const workload& w,
+                                     const boost::json::object& device,
+                                     const std::map<std::string, double>& time_us);
 
 }  // namespace warpsmith::autotune

@@ -11,11 +11,13 @@
 #include <utility>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 const json::object* obj(const json::value* v)
 {
@@ -115,7 +117,8 @@ std::string baseline_case_table(const json::object& summary, const workload& w)
         if (c.role != case_role::performance)
             continue;
         const auto it = mine.find(c.name);
-        const std::optional<double> best = it == mine.end() ? std::nullopt : std::optional<double>(it->second);
+        const std::optional<double> best =
+            it == mine.end() ? std::nullopt : std::optional<double>(it->second);
         std::string line = "  " + c.name + std::string(name_w - c.name.size(), ' ') +
                            right(best ? fmt("%.2f", *best) : "-", 12);
         for (const auto& [name, b] : vendors)
@@ -124,7 +127,8 @@ std::string baseline_case_table(const json::object& summary, const workload& w)
             const auto v = m.find(c.name);
             const bool have = v != m.end() && v->second > 0;
             line += right(have ? fmt("%.2f", v->second) : "-", std::max<std::size_t>(12, name.size() + 2)) +
-                    right(have && best ? fmt("%.2fx", v->second / *best) : "-", std::max<std::size_t>(10, name.size() + 5));
+                    right(have && best ? fmt("%.2fx", v->second / *best) : "-",
+                          std::max<std::size_t>(10, name.size() + 5));
         }
         if (roof_cases)
         {
@@ -138,8 +142,8 @@ std::string baseline_case_table(const json::object& summary, const workload& w)
     }
     if (roof)
         if (const auto* ce = obj(roof->if_contains("ceilings")))
-            out += "roofline ceilings (" + std::string(ce->at("source").as_string()) + "): " +
-                   fmt("%.0f GB/s, ", num(ce->if_contains("bandwidth_gbps"))) +
+            out += "roofline ceilings (" + std::string(ce->at("source").as_string()) +
+                   "): " + fmt("%.0f GB/s, ", num(ce->if_contains("bandwidth_gbps"))) +
                    fmt("%.1f FP32 TFLOP/s\n", num(ce->if_contains("fp32_tflops")));
     for (const auto& [name, b] : vendors)
         if (const auto* wt = b->if_contains("within_tolerance"); wt && wt->is_bool() && !wt->get_bool())

@@ -16,7 +16,8 @@
 #include <map>
 #include <string>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// The best kernel's per-case medians in a summary: its confirmation timings when it has them.
 std::map<std::string, double> best_case_medians(const boost::json::object& summary);
@@ -29,7 +30,8 @@ void keep_roofline_sidecar(const workload& w, const run_directory& run);
 /// summary.json "roofline" for the best kernel (agents/autotune/roofline.hpp) with the ceilings of
 /// `device`, or null when the workload states no roofline. Never throws: a roofline that does not
 /// evaluate is logged and left out.
-boost::json::value best_roofline(const workload& w, const boost::json::object& device,
+boost::json::value best_roofline(const workload& w,
+                                 const boost::json::object& device,
                                  const boost::json::object& summary);
 
 /// The per-case block of the final table, e.g.

@@ -13,6 +13,7 @@
 #include "engine/cli/cli_app.hpp"
 #include "engine/cli/commands.hpp"
 #include "engine/cli/eval_session.hpp"
+#include "engine/report/run_report.hpp"
 #include "engine/run/journal.hpp"
 #include "engine/run/run_directory.hpp"
 #include "engine/run/run_replay.hpp"
@@ -796,6 +797,7 @@ asio::awaitable<int> tune_main(asio::io_context& ioc,
     {
         log_warn(std::string("cannot write the tune files: ") + e.what());
     }
+    report::write_run_report_noexcept(p->run->path());  // heatmap.svg/.png, report.html (docs/reports.md)
 
     if (mode == progress_mode::json)
         write_stdout(json::serialize(json::object{

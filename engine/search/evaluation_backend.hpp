@@ -50,15 +50,29 @@ public:
     /// Returns {"timings": {key: {case: timing}}} as in the worker protocol's time_interleaved.
     virtual boost::asio::awaitable<boost::json::object> time_interleaved(
         int gpu, std::vector<std::pair<std::string, evaluate_request>> entries, int rounds) = 0;
+    /// Times a vendor baseline the workload declares (worker protocol `baseline`, e.g. cuBLAS SGEMM
+    /// in FP32 or TF32) on one GPU with the same protocol as candidates. One that cannot be timed
+    /// (no cuBLAS, a backend without vendor libraries) is an outcome with available == false,
+    /// never an exception. The default is such a backend.
+    virtual boost::asio::awaitable<baseline_outcome> baseline(int gpu, baseline_request request);
     /// Stops the workers (politely, then firmly).
     virtual boost::asio::awaitable<void> stop() = 0;
 
     virtual int gpu_count() const = 0;
-    /// The device description of one GPU (worker protocol `device_info`: name, arch, ...).
+    /// The device description of one GPU (worker protocol `device_info`: name, arch, ...; with
+    /// "measured" ceilings when the backend measured them).
     virtual const boost::json::object& device_info(int gpu) const = 0;
     virtual gpu_status status(int gpu) const = 0;
     /// Compiles running or waiting.
     virtual int compiles_in_flight() const = 0;
 };
+
+inline boost::asio::awaitable<baseline_outcome> evaluation_backend::baseline(int, baseline_request request)
+{
+    baseline_outcome out;
+    out.error_kind = "no_baseline";
+    out.message = "this backend cannot time vendor baselines (" + request.name + ")";
+    co_return out;
+}
 
 }  // namespace warpsmith

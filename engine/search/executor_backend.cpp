@@ -1,6 +1,7 @@
 #include "engine/search/executor_backend.hpp"
 
 #include "harness/core/error.hpp"
+#include "harness/core/log.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/deferred.hpp>
@@ -36,6 +37,24 @@ asio::awaitable<void> executor_backend::start_one(int gpu, const workload& w, st
     for (const char* key : {"driver_version", "nvrtc_version", "worker_version"})
         if (const auto* v = hello.if_contains(key))
             devices_[gpu][key] = *v;
+    // Before the workload is loaded, so the measurement has the memory and the GPU to itself.
+    if (opts_.measure)
+    {
+        std::string failed;
+        try
+        {
+            auto dev = co_await gpus_[gpu]->device_info(true);
+            if (const auto* m = dev.if_contains("measured"); m && m->is_object())
+                devices_[gpu]["measured"] = *m;
+        }
+        catch (const user_error& e)
+        {
+            failed = e.what();
+        }
+        if (!failed.empty())
+            log_warn("GPU " + std::to_string(opts_.devices[gpu]) + ": measuring the ceilings failed (" + failed +
+                     "); the roofline uses datasheet figures");
+    }
     co_await gpus_[gpu]->load(w, hidden_seed);
 }
 
@@ -68,6 +87,11 @@ asio::awaitable<json::object> executor_backend::time_interleaved(
     int gpu, std::vector<std::pair<std::string, evaluate_request>> entries, int rounds)
 {
     co_return co_await gpus_.at(gpu)->time_interleaved(std::move(entries), rounds);
+}
+
+asio::awaitable<baseline_outcome> executor_backend::baseline(int gpu, baseline_request request)
+{
+    co_return co_await gpus_.at(gpu)->baseline(std::move(request));
 }
 
 asio::awaitable<void> executor_backend::stop()

@@ -22,6 +22,9 @@ struct executor_backend_options
     worker_launch launch;
     compile_pool_options compile;
     gpu_executor_options gpu;
+    /// Ask every worker for measured ceilings (device_info {"measure": true}: copy bandwidth, FP32
+    /// rate) once at start, for the roofline; --no-measure turns it off (datasheet figures then).
+    bool measure = true;
 };
 
 class executor_backend final : public evaluation_backend
@@ -30,12 +33,15 @@ public:
     executor_backend(boost::asio::io_context& ioc, executor_backend_options opts);
     ~executor_backend() override;
 
-    /// Starts every GPU worker and loads the workload on each, all GPUs at once.
+    /// Starts every GPU worker, measures its ceilings (unless opts.measure is off; a measurement
+    /// that fails is logged and the device keeps its datasheet figures) and loads the workload on
+    /// each, all GPUs at once. device_info(g)["measured"] holds the measurements.
     boost::asio::awaitable<void> start(const workload& w, std::uint64_t hidden_seed) override;
     boost::asio::awaitable<compile_output> compile(compile_request request) override;
     boost::asio::awaitable<gpu_evaluation> evaluate(int gpu, evaluate_request request) override;
     boost::asio::awaitable<boost::json::object> time_interleaved(
         int gpu, std::vector<std::pair<std::string, evaluate_request>> entries, int rounds) override;
+    boost::asio::awaitable<baseline_outcome> baseline(int gpu, baseline_request request) override;
     boost::asio::awaitable<void> stop() override;
 
     int gpu_count() const override { return static_cast<int>(gpus_.size()); }

@@ -22,6 +22,7 @@
 #include <boost/json/array.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <deque>
 #include <map>
 
@@ -437,6 +438,129 @@ struct search_engine::impl : strategy_services
         for (auto& e : errors)
             if (e)
                 std::rethrow_exception(e);
+    }
+
+    // ---- vendor baselines ----
+
+    /// The summary key of a vendor baseline: its name for FP32, name_tf32 for TF32.
+    static std::string vendor_key(const baseline_spec& spec, std::string_view math)
+    {
+        return math == "fp32" ? spec.name : spec.name + "_" + std::string(math);
+    }
+
+    /// Vendor baselines already measured in an earlier session of this run (journal
+    /// "vendor_baseline" events): each is timed once per run, so a resume keeps them.
+    void restore_vendor_baselines()
+    {
+        for (auto& ev : read_journal(journal_.path()).events)
+        {
+            const auto* type = ev.if_contains("event");
+            const auto* key = ev.if_contains("key");
+            const auto* available = ev.if_contains("available");
+            if (type && *type == "vendor_baseline" && key && key->is_string() && available && available->is_bool() &&
+                available->get_bool())
+                vendor_[std::string(key->get_string())] = std::move(ev);
+        }
+    }
+
+    /// Every baseline the workload declares, in FP32 and TF32, on GPU 0 (where the reference that
+    /// the summary compares with was timed), before the search starts.
+    asio::awaitable<void> evaluate_vendor_baselines()
+    {
+        static constexpr const char* maths[] = {"fp32", "tf32"};
+        for (const auto& spec : work_.baselines)
+        {
+            for (const char* math : maths)
+            {
+                const std::string key = vendor_key(spec, math);
+                if (vendor_.count(key))
+                    continue;
+                baseline_request req;
+                req.name = spec.name;
+                req.kind = spec.kind;
+                req.math = math;
+                req.timing = opts_.timing;
+                baseline_outcome out;
+                std::string error;
+                try
+                {
+                    out = co_await backend_.baseline(0, std::move(req));
+                }
+                catch (const std::exception& e)
+                {
+                    error = e.what();
+                }
+                if (!error.empty())
+                {
+                    out.error_kind = "error";
+                    out.message = error;
+                }
+                record_vendor_baseline(key, spec, math, out);
+            }
+        }
+    }
+
+    void record_vendor_baseline(const std::string& key, const baseline_spec& spec, const std::string& math,
+                                const baseline_outcome& out)
+    {
+        json::object ev{{"event", "vendor_baseline"},
+                        {"key", key},
+                        {"name", spec.name},
+                        {"kind", spec.kind},
+                        {"math", math},
+                        {"gpu", 0},
+                        {"available", out.available},
+                        {"busy_ms", out.busy_ms}};
+        if (out.available)
+        {
+            for (const char* field : {"case_median_us", "score_us", "within_tolerance", "max_abs_error", "max_rel_error"})
+                ev[field] = out.baseline.contains(field) ? out.baseline.at(field) : json::value(nullptr);
+            ev["baseline"] = out.baseline;
+            char score[64] = "no timed case";
+            if (ev.at("score_us").is_number())
+                std::snprintf(score, sizeof score, "%.2f us", ev.at("score_us").to_number<double>());
+            log_info("baseline " + key + " on GPU 0: " + score);
+        }
+        else
+        {
+            ev["error"] = json::object{{"kind", out.error_kind}, {"message", out.message}};
+            log_warn("baseline " + key + " not timed: " + out.error_kind + ": " + out.message);
+        }
+        journal(ev);
+        if (out.available)
+            vendor_[key] = std::move(ev);
+        else
+            vendor_skipped_[key] = json::object{{"kind", out.error_kind}, {"message", out.message}};
+    }
+
+    /// summary.json "baselines": {key: {"case_median_us", "score_us", per-case timing, errors}}.
+    json::object vendor_summary() const
+    {
+        json::object out;
+        for (const auto& [key, ev] : vendor_)
+        {
+            json::object cases;
+            if (const auto* b = ev.if_contains("baseline"); b && b->is_object())
+                if (const auto* list = b->get_object().if_contains("cases"); list && list->is_array())
+                    for (const auto& c : list->get_array())
+                        if (const auto* t = c.as_object().if_contains("timing"); t && t->is_object())
+                            cases[c.at("name").as_string()] = *t;
+            json::object entry{{"name", ev.at("name")},
+                               {"kind", ev.at("kind")},
+                               {"math", ev.at("math")},
+                               {"gpu", ev.at("gpu")},
+                               {"case_median_us", ev.contains("case_median_us") ? ev.at("case_median_us") : json::object{}},
+                               {"score_us", ev.contains("score_us") ? ev.at("score_us") : nullptr},
+                               {"within_tolerance", ev.contains("within_tolerance") ? ev.at("within_tolerance") : nullptr},
+                               {"max_abs_error", ev.contains("max_abs_error") ? ev.at("max_abs_error") : nullptr},
+                               {"max_rel_error", ev.contains("max_rel_error") ? ev.at("max_rel_error") : nullptr},
+                               {"cases", std::move(cases)}};
+            if (const auto* b = ev.if_contains("baseline"); b && b->is_object())
+                if (const auto* lib = b->get_object().if_contains("library"))
+                    entry["library"] = *lib;
+            out[key] = std::move(entry);
+        }
+        return out;
     }
 
     // ---- candidates ----
@@ -1085,6 +1209,8 @@ struct search_engine::impl : strategy_services
             {"best_search", best_ ? json::value(candidate_summary(records_[*best_])) : json::value(nullptr)},
             {"reference", baseline_json(ref_)},
             {"initial", work_.initial ? json::value(baseline_json(init_)) : json::value(nullptr)},
+            {"baselines", vendor_summary()},
+            {"baselines_unavailable", vendor_skipped_},
             {"candidates",
              json::object{{"proposed", static_cast<int>(records_.size())},
                           {"evaluated", static_cast<int>(history_.size())},
@@ -1150,6 +1276,9 @@ struct search_engine::impl : strategy_services
         }
         run_.write_json("run.json", run_json("running"));
         co_await evaluate_baselines();
+        if (resume)
+            restore_vendor_baselines();
+        co_await evaluate_vendor_baselines();
 
         if (resume)
             restore(std::move(*resume));
@@ -1274,6 +1403,8 @@ struct search_engine::impl : strategy_services
     std::string arch_ = "sm_90";
     std::vector<baseline> ref_;
     std::vector<baseline> init_;
+    std::map<std::string, json::object> vendor_;          ///< key -> journal event of a timed baseline.
+    json::object vendor_skipped_;                         ///< key -> {kind, message}: not timed.
     std::deque<candidate_record> records_;  ///< Proposal order; stable addresses.
     std::map<std::string, std::size_t, std::less<>> by_id_;
     std::vector<evaluated_candidate> history_;

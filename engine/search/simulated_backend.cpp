@@ -274,6 +274,87 @@ asio::awaitable<gpu_evaluation> simulated_backend::evaluate(int gpu, evaluate_re
     co_return out;
 }
 
+asio::awaitable<baseline_outcome> simulated_backend::baseline(int gpu, baseline_request request)
+{
+    if (!work_)
+        throw user_error("simulated backend: baseline before start");
+    baseline_requests_.push_back(request.name + "/" + request.math);
+    baseline_outcome out;
+    const baseline_spec* spec = work_->find_baseline(request.name);
+    if (!spec || spec->kind != request.kind)
+    {
+        out.error_kind = "no_baseline";
+        out.message = "baseline: workload '" + work_->name + "' declares no " + request.kind + " baseline named '" +
+                      request.name + "'";
+        co_return out;
+    }
+    if (!opts_.baselines_available)
+    {
+        out.error_kind = "no_baseline";
+        out.message = "baseline: cuBLAS not found (simulated)";
+        co_return out;
+    }
+    auto& slot = *gpu_slots_.at(gpu);
+    co_await slot.acquire();
+    const std::string name = request.name + " (" + request.math + ")";
+    gpu_state_[gpu].busy = true;
+    record("gpu_start", name, gpu);
+    try
+    {
+        co_await clock_.sleep_for(opts_.gpu_latency);
+    }
+    catch (...)
+    {
+        gpu_state_[gpu].busy = false;
+        slot.release(0);
+        record("gpu_cancelled", name, gpu);
+        throw;
+    }
+    record("gpu_end", name, gpu);
+    gpu_state_[gpu].busy = false;
+    out.busy_ms = std::chrono::duration<double, std::milli>(opts_.gpu_latency).count();
+    gpu_state_[gpu].busy_seconds += out.busy_ms / 1000;
+    slot.release(0);
+
+    const bool tf32 = request.math == "tf32";
+    const double median = tf32 ? opts_.baseline_tf32_median_us : opts_.baseline_median_us;
+    const double error = tf32 ? 2e-3 : 1e-6;
+    json::array cases;
+    json::object medians;
+    std::vector<double> timed;
+    for (const auto& c : work_->cases)
+    {
+        const bool perf = c.role == case_role::performance;
+        const auto g = work_->baseline_shape(*spec, c);
+        json::object co{{"name", c.name},
+                        {"role", to_string(c.role)},
+                        {"gemm", json::object{{"m", g.m}, {"n", g.n}, {"k", g.k}}},
+                        {"validation", json::object{{"passed", !tf32}, {"max_abs_error", error}, {"max_rel_error", error}}},
+                        {"timing", perf ? json::value(timing_for(median, request.timing)) : json::value(nullptr)},
+                        {"timing_failure", nullptr}};
+        if (perf)
+        {
+            medians[c.name] = median;
+            timed.push_back(median);
+        }
+        cases.push_back(std::move(co));
+    }
+    out.available = true;
+    out.baseline = json::object{{"name", spec->name},
+                                {"kind", spec->kind},
+                                {"math", request.math},
+                                {"library", json::object{{"name", "simulated"}, {"version", "0"}}},
+                                {"cases", std::move(cases)},
+                                {"case_median_us", std::move(medians)},
+                                {"score_us", timed.empty() ? json::value(nullptr) : json::value(median)},
+                                {"within_tolerance", !tf32},
+                                {"max_abs_error", error},
+                                {"max_rel_error", error},
+                                {"environment", json::object{{"gpu", opts_.gpu_name}, {"arch", opts_.arch}, {"simulated", true}}},
+                                {"eval_ms", out.busy_ms}};
+    co_return out;
+}
+
 asio::awaitable<json::object> simulated_backend::time_interleaved(
     int gpu, std::vector<std::pair<std::string, evaluate_request>> entries, int rounds)
 {

@@ -15,6 +15,10 @@
 //   FAKE: fault | FAKE: launch_hang | FAKE: hang | FAKE: crash
 //                           invalid (fault / hang / hang / worker_crash), worker restarted
 //
+// Vendor baselines (baseline()) of a workload that declares them take gpu_latency on the GPU and
+// answer like the worker's `baseline` op with fixed medians (options below): FP32 within the
+// tolerance, TF32 outside it with a larger error; or no_baseline when baselines_available is off.
+//
 // Every compile and GPU request is recorded as start/end events with simulated timestamps, which
 // is what the overlap tests assert on.
 
@@ -43,6 +47,9 @@ struct simulated_backend_options
     clock_source::duration interleaved_latency = std::chrono::milliseconds(1);
     std::string gpu_name = "Simulated GPU";
     std::string arch = "sm_90";
+    bool baselines_available = true;         ///< false: baseline() answers no_baseline (no cuBLAS).
+    double baseline_median_us = 50;          ///< Every timed case of an FP32 baseline.
+    double baseline_tf32_median_us = 25;     ///< Every timed case of a TF32 baseline.
 };
 
 struct sim_event
@@ -66,6 +73,7 @@ public:
     boost::asio::awaitable<gpu_evaluation> evaluate(int gpu, evaluate_request request) override;
     boost::asio::awaitable<boost::json::object> time_interleaved(
         int gpu, std::vector<std::pair<std::string, evaluate_request>> entries, int rounds) override;
+    boost::asio::awaitable<baseline_outcome> baseline(int gpu, baseline_request request) override;
     boost::asio::awaitable<void> stop() override;
 
     int gpu_count() const override { return opts_.gpus; }
@@ -76,6 +84,8 @@ public:
     const std::vector<sim_event>& events() const { return events_; }
     int evaluations() const { return evaluations_; }
     int compiles() const { return compiles_; }
+    /// baseline() calls so far, as "name/math" in order.
+    const std::vector<std::string>& baseline_requests() const { return baseline_requests_; }
 
 private:
     void record(std::string kind, std::string name, int resource);
@@ -92,6 +102,7 @@ private:
     int compiles_in_flight_ = 0;
     int evaluations_ = 0;
     int compiles_ = 0;
+    std::vector<std::string> baseline_requests_;
 };
 
 }  // namespace warpsmith

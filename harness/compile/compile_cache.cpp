@@ -8,7 +8,6 @@
 #include <boost/json.hpp>
 
 #include <cstdlib>
-#include <mutex>
 
 namespace warpsmith {
 
@@ -30,15 +29,6 @@ bool is_key(std::string_view key)
             return false;
     }
     return true;
-}
-
-// write_file_atomic names its temporary file after the process id, so two threads of one process
-// storing the same key would share a temporary file. Stores within a process are therefore
-// serialized; across processes the temporary names differ and rename() keeps every entry whole.
-std::mutex& store_mutex()
-{
-    static std::mutex m;
-    return m;
 }
 
 }  // namespace
@@ -137,7 +127,6 @@ void compile_cache::store(const compile_output& output) const
     meta["cubin_bytes"] = static_cast<std::int64_t>(output.cubin.size());
     meta["cubin_sha256"] = sha256_hex(output.cubin);
 
-    std::lock_guard lock(store_mutex());
     try
     {
         // The cubin goes first: the metadata is what makes an entry visible, and it names the

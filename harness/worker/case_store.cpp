@@ -9,6 +9,8 @@
 
 #include <boost/json.hpp>
 
+#include <random>
+
 namespace warpsmith::worker {
 
 namespace json = boost::json;
@@ -33,6 +35,14 @@ case_store::case_store(gpu_device& device, const helper_kernels& helpers, const 
       workload_(std::make_unique<workload>(std::move(w))),
       launch_timeout_(launch_timeout)
 {
+    // Random keys, never derived from anything a candidate sees (seeds, sizes, addresses).
+    std::random_device rd;
+    while (!mask_.enabled())
+    {
+        mask_.k1 = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+        mask_.k2 = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+    }
+
     const workload& wl = *workload_;
     std::size_t buffer_params = 0;
     for (const param& p : wl.sig.params)
@@ -98,7 +108,7 @@ void case_store::allocate_case(case_data& c, std::uint64_t hidden_seed)
             c.has_inout = true;
         pointers.push_back(b.working.payload());
         const auto index = static_cast<std::uint32_t>(c.buffers.size() - 1);
-        ranges.push_back({b.working.base(), guard_bytes, 2 * index, 0});
+        ranges.push_back({b.working.base(), b.working.head_guard_bytes(), 2 * index, 0});
         ranges.push_back({b.working.tail_guard(), b.working.tail_guard_bytes(), 2 * index + 1, 0});
     }
 
@@ -149,6 +159,17 @@ void case_store::restore_inout(case_data& c, CUstream s) const
     for (const buffer_slot& b : c.buffers)
         if (b.is_input() && b.is_output())
             b.working.copy_from(s, b.pristine[0].ptr());
+}
+
+void case_store::refresh_outputs(case_data& c, CUstream s) const
+{
+    for (const buffer_slot& b : c.buffers)
+    {
+        if (b.is_input() && b.is_output())
+            b.working.copy_from(s, b.pristine[0].ptr());
+        else if (b.is_output())
+            b.working.poison(s, b.p->type);
+    }
 }
 
 void case_store::run_reference(case_data& c, loaded_kernel& ref, const candidate& ref_candidate)
@@ -205,6 +226,18 @@ void case_store::run_reference(case_data& c, loaded_kernel& ref, const candidate
         helpers_.diff_bytes(s, b.reference[0].ptr(), b.reference[1].ptr(), b.bytes, ck.input_diff(0, i));
     }
     ck.fetch(0, s);
+    // From here on the references are only read through the mask (statistics above were taken on
+    // the plain values; masking both sets with one key keeps their differences). The working
+    // buffers held the last reference run's output in plain form: poisoned, so no candidate of any
+    // case can find a plain reference output anywhere on the device.
+    for (const buffer_slot& b : c.buffers)
+    {
+        if (!b.is_output())
+            continue;
+        for (const auto& r : b.reference)
+            helpers_.apply_mask(s, b.p->type, r.ptr(), static_cast<std::uint64_t>(b.count), mask_);
+        b.working.poison(s, b.p->type);
+    }
     wait_for_stream(s, launch_timeout_, "reference statistics, " + where);
 
     json::object elements, all_zero, nonfinite;

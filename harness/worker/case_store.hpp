@@ -5,7 +5,9 @@
 // working buffers (allocated once, reused by every run), the reference outputs for both input sets,
 // a snapshot buffer per output (a previous run's output, for the repeat and timed checks), and the
 // kernel argument block. The reference is compiled, run once per case per input set, and its
-// outputs stay resident. Destroying the store frees all of it (a second load_workload does).
+// outputs stay resident, masked with a random per-load key so that a candidate that finds them in
+// memory (pointer arithmetic from its own buffers) reads noise. Destroying the store frees all of it
+// (a second load_workload does).
 
 #include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/cuda/handles.hpp"
@@ -96,6 +98,15 @@ public:
     /// Restores only inout buffers from the stated inputs (between timed launches: a kernel that
     /// updates in place must see the same inputs every time).
     void restore_inout(case_data& c, CUstream s) const;
+    /// Before every launch that prepare() does not precede (warm-up, measured and interleaved
+    /// launches, the wall-clock check): restores inout buffers and poisons out buffers, so no launch
+    /// ever finds the previous launch's results in its outputs. Without it a kernel could compute
+    /// only when its output holds poison, which is exactly when the harness checks it, and skip the
+    /// work in every other timed launch (docs/hardening.md).
+    void refresh_outputs(case_data& c, CUstream s) const;
+
+    /// The key of the reference masking: reference outputs are stored masked (comparator_kernels.hpp).
+    const reference_mask& mask() const { return mask_; }
 
     /// The load_workload response fields: cases, device_bytes (load_ms is added by the caller).
     boost::json::object response() const;
@@ -112,6 +123,7 @@ private:
     std::unique_ptr<check_area> checks_;
     std::chrono::milliseconds launch_timeout_;
     std::size_t device_bytes_ = 0;
+    reference_mask mask_;
 };
 
 }  // namespace warpsmith::worker

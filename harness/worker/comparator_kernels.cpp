@@ -18,11 +18,29 @@ namespace {
 // output is not; where the reference itself is NaN/Inf the output must be NaN / the same infinity
 // (else 3); otherwise 3 "mismatch" when |got - ref| > atol + rtol*|ref|, computed in double.
 // Distinct integers whose doubles coincide (beyond 2^53) count an error of 1, never 0.
+//
+// Reference masking: reference outputs are stored XORed with a per-element mask derived from two
+// secret keys (ws_mask_at, the same function as reference_mask_bits on the host), and every kernel
+// that reads a reference takes the keys and unmasks as it reads. A key pair of zeros means "not
+// masked" (snapshots, tests).
 const std::string k_source = R"CUDA(
 typedef unsigned long long u64;
 typedef unsigned int u32;
 typedef unsigned short u16;
 typedef unsigned char u8;
+
+__device__ __forceinline__ u64 ws_mix(u64 z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+__device__ __forceinline__ u64 ws_mask_at(u64 k1, u64 k2, u64 i)
+{
+    return (k1 | k2) ? ws_mix(k1 ^ ws_mix(k2 ^ i)) : 0ull;
+}
 
 __device__ __forceinline__ bool ws_finite(double x)
 {
@@ -105,7 +123,7 @@ __device__ __forceinline__ double warp_max(double v)
 
 template <class T>
 __device__ __forceinline__ void compare_impl(const void* got_v, const void* ref_v, u64 n, u64 poison,
-                                             double atol, double rtol, u64* counters)
+                                             double atol, double rtol, u64* counters, u64 k1, u64 k2)
 {
     typedef typename T::bits B;
     const B* got = (const B*)got_v;
@@ -117,7 +135,7 @@ __device__ __forceinline__ void compare_impl(const void* got_v, const void* ref_
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
     {
         double a, r;
-        const int c = classify<T>(got[i], ref[i], p, atol, rtol, a, r);
+        const int c = classify<T>(got[i], (B)(ref[i] ^ (B)ws_mask_at(k1, k2, i)), p, atol, rtol, a, r);
         unwritten += (c == 1);
         nonfinite += (c == 2);
         mismatches += (c == 3);
@@ -141,7 +159,7 @@ __device__ __forceinline__ void compare_impl(const void* got_v, const void* ref_
 
 template <class T>
 __device__ __forceinline__ void first_bad_impl(const void* got_v, const void* ref_v, u64 n, u64 start,
-                                               u64 poison, double atol, double rtol, u64* out)
+                                               u64 poison, double atol, double rtol, u64* out, u64 k1, u64 k2)
 {
     typedef typename T::bits B;
     const B* got = (const B*)got_v;
@@ -150,7 +168,7 @@ __device__ __forceinline__ void first_bad_impl(const void* got_v, const void* re
     for (u64 i = start + (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
     {
         double a, r;
-        if (classify<T>(got[i], ref[i], (B)poison, atol, rtol, a, r) != 0)
+        if (classify<T>(got[i], (B)(ref[i] ^ (B)ws_mask_at(k1, k2, i)), (B)poison, atol, rtol, a, r) != 0)
         {
             atomicMin(out, i);
             return;
@@ -160,7 +178,7 @@ __device__ __forceinline__ void first_bad_impl(const void* got_v, const void* re
 
 template <class T>
 __device__ __forceinline__ void find_abs_impl(const void* got_v, const void* ref_v, u64 n, u64 poison,
-                                              u64 target_bits, u64* out)
+                                              u64 target_bits, u64* out, u64 k1, u64 k2)
 {
     typedef typename T::bits B;
     const B* got = (const B*)got_v;
@@ -169,7 +187,7 @@ __device__ __forceinline__ void find_abs_impl(const void* got_v, const void* ref
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
     {
         double a, r;
-        classify<T>(got[i], ref[i], (B)poison, 0.0, 0.0, a, r);
+        classify<T>(got[i], (B)(ref[i] ^ (B)ws_mask_at(k1, k2, i)), (B)poison, 0.0, 0.0, a, r);
         if ((u64)__double_as_longlong(a) == target_bits)
         {
             atomicMin(out, i);
@@ -203,15 +221,16 @@ __device__ __forceinline__ void ref_stats_impl(const void* v_v, u64 n, u64* out)
 #define WS_DEFINE_DTYPE(sfx, T)                                                                         \
     extern "C" __global__ void __launch_bounds__(256)                                                   \
     ws_compare_##sfx(const void* got, const void* ref, u64 n, u64 poison, double atol, double rtol,     \
-                     u64* counters)                                                                     \
-    { compare_impl<T>(got, ref, n, poison, atol, rtol, counters); }                                     \
+                     u64* counters, u64 k1, u64 k2)                                                     \
+    { compare_impl<T>(got, ref, n, poison, atol, rtol, counters, k1, k2); }                             \
     extern "C" __global__ void __launch_bounds__(256)                                                   \
     ws_first_bad_##sfx(const void* got, const void* ref, u64 n, u64 start, u64 poison, double atol,     \
-                       double rtol, u64* out)                                                           \
-    { first_bad_impl<T>(got, ref, n, start, poison, atol, rtol, out); }                                 \
+                       double rtol, u64* out, u64 k1, u64 k2)                                           \
+    { first_bad_impl<T>(got, ref, n, start, poison, atol, rtol, out, k1, k2); }                         \
     extern "C" __global__ void __launch_bounds__(256)                                                   \
-    ws_find_abs_##sfx(const void* got, const void* ref, u64 n, u64 poison, u64 target_bits, u64* out)   \
-    { find_abs_impl<T>(got, ref, n, poison, target_bits, out); }                                        \
+    ws_find_abs_##sfx(const void* got, const void* ref, u64 n, u64 poison, u64 target_bits, u64* out,   \
+                      u64 k1, u64 k2)                                                                   \
+    { find_abs_impl<T>(got, ref, n, poison, target_bits, out, k1, k2); }                                \
     extern "C" __global__ void __launch_bounds__(256)                                                   \
     ws_ref_stats_##sfx(const void* v, u64 n, u64* out)                                                  \
     { ref_stats_impl<T>(v, n, out); }
@@ -227,6 +246,24 @@ WS_DEFINE_DTYPE(i32, t_i32)
 WS_DEFINE_DTYPE(u32, t_u32)
 WS_DEFINE_DTYPE(i64, t_i64)
 WS_DEFINE_DTYPE(u64, t_u64)
+
+// XORs n elements of `size` bytes (1, 2, 4 or 8) with their mask: masks a reference in place, and
+// the same call unmasks it.
+extern "C" __global__ void __launch_bounds__(256) ws_mask_reference(void* v, u64 n, u32 size, u64 k1, u64 k2)
+{
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+    {
+        const u64 m = ws_mask_at(k1, k2, i);
+        switch (size)
+        {
+        case 1: ((u8*)v)[i] ^= (u8)m; break;
+        case 2: ((u16*)v)[i] ^= (u16)m; break;
+        case 4: ((u32*)v)[i] ^= (u32)m; break;
+        default: ((u64*)v)[i] ^= m; break;
+        }
+    }
+}
 
 // Differing bytes of two 4-byte aligned regions of n bytes.
 extern "C" __global__ void __launch_bounds__(256) ws_diff_bytes(const u8* a, const u8* b, u64 n, u64* out)
@@ -364,7 +401,7 @@ std::vector<std::string> helper_kernel_entries()
     for (dtype t : k_dtypes)
         for (const char* prefix : {"ws_compare_", "ws_first_bad_", "ws_find_abs_", "ws_ref_stats_"})
             names.push_back(prefix + std::string(dtype_suffix(t)));
-    for (const char* name : {"ws_diff_bytes", "ws_check_guards", "ws_scrub_shared", "ws_fp32_fma"})
+    for (const char* name : {"ws_diff_bytes", "ws_check_guards", "ws_scrub_shared", "ws_fp32_fma", "ws_mask_reference"})
         names.emplace_back(name);
     return names;
 }
@@ -385,6 +422,7 @@ helper_kernels::helper_kernels(const std::string& cubin, int sm_count, int max_s
     check_guards_ = module_.function("ws_check_guards");
     scrub_ = module_.function("ws_scrub_shared");
     fma_ = module_.function("ws_fp32_fma");
+    mask_ = module_.function("ws_mask_reference");
     // The scrubber takes the whole opt-in shared memory of a block, which needs the attribute
     // raised beyond the 48 KiB default first.
     WARPSMITH_CU(cuFuncSetAttribute, scrub_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, scrub_shared_bytes_);
@@ -397,35 +435,58 @@ unsigned helper_kernels::grid_for(std::uint64_t n) const
 }
 
 void helper_kernels::compare(CUstream s, dtype t, CUdeviceptr got, CUdeviceptr ref, std::uint64_t n, double atol,
-                             double rtol, CUdeviceptr counters) const
+                             double rtol, CUdeviceptr counters, reference_mask mask) const
 {
     if (n == 0)
         return;
     std::uint64_t poison = poison_for(t).element_bits;
-    void* args[] = {&got, &ref, &n, &poison, &atol, &rtol, &counters};
+    void* args[] = {&got, &ref, &n, &poison, &atol, &rtol, &counters, &mask.k1, &mask.k2};
     launch(compare_.at(static_cast<std::size_t>(t)), grid_for(n), 1, k_block, 0, s, args, "cuLaunchKernel(ws_compare)");
 }
 
 void helper_kernels::first_bad(CUstream s, dtype t, CUdeviceptr got, CUdeviceptr ref, std::uint64_t n,
-                               std::uint64_t start, double atol, double rtol, CUdeviceptr out_index) const
+                               std::uint64_t start, double atol, double rtol, CUdeviceptr out_index,
+                               reference_mask mask) const
 {
     if (start >= n)
         return;
     std::uint64_t poison = poison_for(t).element_bits;
-    void* args[] = {&got, &ref, &n, &start, &poison, &atol, &rtol, &out_index};
+    void* args[] = {&got, &ref, &n, &start, &poison, &atol, &rtol, &out_index, &mask.k1, &mask.k2};
     launch(first_bad_.at(static_cast<std::size_t>(t)), grid_for(n - start), 1, k_block, 0, s, args,
            "cuLaunchKernel(ws_first_bad)");
 }
 
 void helper_kernels::find_abs_error(CUstream s, dtype t, CUdeviceptr got, CUdeviceptr ref, std::uint64_t n,
-                                    std::uint64_t target_bits, CUdeviceptr out_index) const
+                                    std::uint64_t target_bits, CUdeviceptr out_index, reference_mask mask) const
 {
     if (n == 0)
         return;
     std::uint64_t poison = poison_for(t).element_bits;
-    void* args[] = {&got, &ref, &n, &poison, &target_bits, &out_index};
+    void* args[] = {&got, &ref, &n, &poison, &target_bits, &out_index, &mask.k1, &mask.k2};
     launch(find_abs_.at(static_cast<std::size_t>(t)), grid_for(n), 1, k_block, 0, s, args,
            "cuLaunchKernel(ws_find_abs)");
+}
+
+void helper_kernels::apply_mask(CUstream s, dtype t, CUdeviceptr v, std::uint64_t n, reference_mask mask) const
+{
+    if (n == 0 || !mask.enabled())
+        return;
+    unsigned size = static_cast<unsigned>(size_of(t));
+    void* args[] = {&v, &n, &size, &mask.k1, &mask.k2};
+    launch(mask_, grid_for(n), 1, k_block, 0, s, args, "cuLaunchKernel(ws_mask_reference)");
+}
+
+std::uint64_t reference_mask_bits(const reference_mask& mask, std::uint64_t index)
+{
+    if (!mask.enabled())
+        return 0;
+    const auto mix = [](std::uint64_t z) {
+        z += 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    };
+    return mix(mask.k1 ^ mix(mask.k2 ^ index));
 }
 
 void helper_kernels::diff_bytes(CUstream s, CUdeviceptr a, CUdeviceptr b, std::uint64_t n, CUdeviceptr out_count) const

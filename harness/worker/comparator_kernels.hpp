@@ -39,6 +39,23 @@ struct guard_range
     std::uint32_t pad;
 };
 
+/// The secret of the reference masking (SPEC §3 "reference outputs stay on the GPU"; see
+/// docs/hardening.md): reference outputs live in the same address space as the candidate, so they
+/// are stored XORed with a per-element mask that a kernel cannot derive without the two keys. The
+/// keys are random per workload load and only ever travel as arguments of the worker's own
+/// kernels. Both zero: not masked.
+struct reference_mask
+{
+    std::uint64_t k1 = 0;
+    std::uint64_t k2 = 0;
+
+    bool enabled() const { return (k1 | k2) != 0; }
+};
+
+/// The 64-bit mask of element `index` (an element uses its low size_of(t) bytes); 0 when disabled.
+/// The same function as the device code's ws_mask_at.
+std::uint64_t reference_mask_bits(const reference_mask& mask, std::uint64_t index);
+
 /// "f32", "bf16", "i64", ...: the suffix of the per-dtype kernels.
 std::string_view dtype_suffix(dtype t);
 
@@ -60,14 +77,17 @@ public:
     helper_kernels(const std::string& cubin, int sm_count, int max_shared_optin);
 
     /// Adds compare_counters of got vs ref (n elements of t) into counters (5 words, pre-zeroed).
+    /// ref is unmasked with `mask` as it is read.
     void compare(CUstream s, dtype t, CUdeviceptr got, CUdeviceptr ref, std::uint64_t n, double atol,
-                 double rtol, CUdeviceptr counters) const;
+                 double rtol, CUdeviceptr counters, reference_mask mask = {}) const;
     /// atomicMin into *out_index (pre-set to ~0) of the first bad element index >= start.
     void first_bad(CUstream s, dtype t, CUdeviceptr got, CUdeviceptr ref, std::uint64_t n, std::uint64_t start,
-                   double atol, double rtol, CUdeviceptr out_index) const;
+                   double atol, double rtol, CUdeviceptr out_index, reference_mask mask = {}) const;
     /// atomicMin into *out_index of the first index whose |got - ref| has exactly the bits target.
     void find_abs_error(CUstream s, dtype t, CUdeviceptr got, CUdeviceptr ref, std::uint64_t n,
-                        std::uint64_t target_bits, CUdeviceptr out_index) const;
+                        std::uint64_t target_bits, CUdeviceptr out_index, reference_mask mask = {}) const;
+    /// XORs n elements of t at v with their mask, in place (masks, and applied again unmasks).
+    void apply_mask(CUstream s, dtype t, CUdeviceptr v, std::uint64_t n, reference_mask mask) const;
     /// Adds the number of differing bytes of a and b (4-byte aligned, n bytes) to *out_count.
     void diff_bytes(CUstream s, CUdeviceptr a, CUdeviceptr b, std::uint64_t n, CUdeviceptr out_count) const;
     /// For each of `count` guard_range entries at ranges, adds its bytes != fill to counters[counter].
@@ -88,7 +108,7 @@ private:
     int sm_count_ = 1;
     int scrub_shared_bytes_ = 0;
     std::array<CUfunction, 11> compare_{}, first_bad_{}, find_abs_{}, ref_stats_{};
-    CUfunction diff_bytes_ = nullptr, check_guards_ = nullptr, scrub_ = nullptr, fma_ = nullptr;
+    CUfunction diff_bytes_ = nullptr, check_guards_ = nullptr, scrub_ = nullptr, fma_ = nullptr, mask_ = nullptr;
 };
 
 }  // namespace warpsmith::worker

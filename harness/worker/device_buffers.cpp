@@ -2,6 +2,23 @@
 
 namespace warpsmith::worker {
 
+namespace {
+
+// Set once by main() before any buffer exists; the worker is single-threaded.
+bool g_exact_allocations = false;
+
+std::size_t allocation_bytes(std::size_t payload_bytes)
+{
+    if (g_exact_allocations)
+        return payload_bytes;
+    return guard_bytes + (payload_bytes + payload_alignment - 1) / payload_alignment * payload_alignment + guard_bytes;
+}
+
+}  // namespace
+
+void set_exact_allocations(bool exact) { g_exact_allocations = exact; }
+bool exact_allocations() { return g_exact_allocations; }
+
 poison_pattern poison_for(dtype t)
 {
     switch (t)
@@ -24,16 +41,18 @@ poison_pattern poison_for(dtype t)
 }
 
 guarded_buffer::guarded_buffer(std::size_t payload_bytes)
-    : memory_(guard_bytes + (payload_bytes + payload_alignment - 1) / payload_alignment * payload_alignment +
-              guard_bytes),
-      payload_bytes_(payload_bytes)
+    : memory_(allocation_bytes(payload_bytes)),
+      payload_bytes_(payload_bytes),
+      head_bytes_(g_exact_allocations ? 0 : guard_bytes)
 {
 }
 
 void guarded_buffer::fill_guards(CUstream s) const
 {
-    WARPSMITH_CU(cuMemsetD8Async, base(), guard_fill, guard_bytes, s);
-    WARPSMITH_CU(cuMemsetD8Async, tail_guard(), guard_fill, tail_guard_bytes(), s);
+    if (head_bytes_ > 0)
+        WARPSMITH_CU(cuMemsetD8Async, base(), guard_fill, head_bytes_, s);
+    if (tail_guard_bytes() > 0)
+        WARPSMITH_CU(cuMemsetD8Async, tail_guard(), guard_fill, tail_guard_bytes(), s);
 }
 
 void guarded_buffer::poison(CUstream s, dtype t) const

@@ -19,6 +19,11 @@
 // canonical quiet NaN, so "still poison" (never written) is distinguishable from "wrote NaN".
 // Integers get 0xA5 bytes (SPEC §3); an integer reference that itself equals the pattern is
 // treated as written, see classify() in comparator_kernels.cpp.
+//
+// Exact allocations (warpsmith-worker --exact-buffers, set once at start): every payload is its own
+// cuMemAlloc of exactly its size, with no guard zones. Guards inside one allocation are invisible to
+// compute-sanitizer memcheck (the write stays inside a valid allocation), so `warpsmith eval
+// --sanitize` runs the worker this way and leaves out-of-bounds writes to the sanitizer.
 
 #include "harness/cuda/handles.hpp"
 #include "harness/workload/dtype.hpp"
@@ -39,6 +44,10 @@ struct poison_pattern
     std::uint32_t memset_value;  ///< The value for that memset.
 };
 
+/// Switches every guarded_buffer created afterwards to exact allocations (no guards).
+void set_exact_allocations(bool exact);
+bool exact_allocations();
+
 /// float16 0x7CA5, bfloat16 0x7FA5, float32 0x7FA5A5A5, float64 0x7FF4A5A5'7FF4A5A5 (all
 /// signalling NaNs: the quiet bit is clear), integers 0xA5 bytes.
 poison_pattern poison_for(dtype t);
@@ -49,12 +58,14 @@ public:
     guarded_buffer() = default;
     explicit guarded_buffer(std::size_t payload_bytes);
 
-    CUdeviceptr payload() const { return memory_.ptr() + guard_bytes; }
+    CUdeviceptr payload() const { return memory_.ptr() + head_bytes_; }
     std::size_t payload_bytes() const { return payload_bytes_; }
     CUdeviceptr base() const { return memory_.ptr(); }
     std::size_t total_bytes() const { return memory_.size(); }
+    /// guard_bytes, or 0 with exact allocations.
+    std::size_t head_guard_bytes() const { return head_bytes_; }
     CUdeviceptr tail_guard() const { return payload() + payload_bytes_; }
-    std::size_t tail_guard_bytes() const { return total_bytes() - guard_bytes - payload_bytes_; }
+    std::size_t tail_guard_bytes() const { return total_bytes() - head_bytes_ - payload_bytes_; }
 
     /// Rewrites both guards with guard_fill (asynchronous).
     void fill_guards(CUstream s) const;
@@ -66,6 +77,7 @@ public:
 private:
     cuda::device_buffer memory_;
     std::size_t payload_bytes_ = 0;
+    std::size_t head_bytes_ = guard_bytes;
 };
 
 /// Asynchronous device-to-device copy (no-op for zero bytes).

@@ -100,8 +100,9 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
         }
 
         const auto queue = [&](entry& e, std::optional<std::size_t> pair) {
-            if (c.has_inout)
-                store.restore_inout(c, s);
+            // Fresh outputs before every launch, as in timer.cpp: no entry may find results left by
+            // an earlier launch (its own or another entry's) and skip its work.
+            store.refresh_outputs(c, s);
             if (timing.mode == timing_mode::cold)
                 scrubber.scrub(s);
             if (pair)

@@ -3,6 +3,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
+#include "harness/worker/device_buffers.hpp"
 #include "harness/worker/protocol.hpp"
 #include "harness/worker/request_loop.hpp"
 
@@ -39,6 +40,9 @@ Options:
                           $XDG_CACHE_HOME/warpsmith/compile, else ~/.cache/warpsmith/compile)
   --no-cache              compile without the on-disk cache
   --log-level LEVEL       debug, info, warn or error (default info)
+  --exact-buffers         GPU mode: give every buffer its own allocation of exactly its size, with
+                          no guard zones, so compute-sanitizer memcheck sees out-of-bounds writes
+                          (warpsmith eval --sanitize uses it; guards are then not checked)
   --help                  this text
 
 Example:
@@ -109,6 +113,8 @@ std::optional<worker_options> parse_args(int argc, char** argv)
             o.no_cache = true;
         else if (arg == "--log-level")
             o.level = parse_level(value(i, arg));
+        else if (arg == "--exact-buffers")
+            warpsmith::worker::set_exact_allocations(true);
         else
             throw user_error("unknown option '" + std::string(arg) + "' (see --help)");
     }

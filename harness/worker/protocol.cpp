@@ -17,6 +17,7 @@ std::string_view to_string(error_kind k)
     case error_kind::no_device: return "no_device";
     case error_kind::no_workload: return "no_workload";
     case error_kind::reference_failed: return "reference_failed";
+    case error_kind::no_baseline: return "no_baseline";
     case error_kind::internal: return "internal";
     }
     return "internal";

@@ -28,6 +28,7 @@ enum class error_kind
     no_device,         ///< GPU mode without a usable device.
     no_workload,       ///< evaluate / time_interleaved before load_workload.
     reference_failed,  ///< The workload's reference does not compile, faults or hangs.
+    no_baseline,       ///< baseline: unknown kind, none declared by the workload, or no cuBLAS.
     internal,          ///< Anything else.
 };
 

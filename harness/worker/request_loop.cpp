@@ -3,6 +3,7 @@
 #include "harness/core/error.hpp"
 #include "harness/cuda/cuda_error.hpp"
 #include "harness/cuda/driver_api.hpp"
+#include "harness/worker/baseline.hpp"
 #include "harness/worker/case_store.hpp"
 #include "harness/worker/device_info.hpp"
 #include "harness/worker/evaluator.hpp"
@@ -31,7 +32,8 @@ std::optional<compile_cache> make_cache(const worker_options& o)
 
 bool is_gpu_op(std::string_view op)
 {
-    return op == "device_info" || op == "load_workload" || op == "evaluate" || op == "time_interleaved";
+    return op == "device_info" || op == "load_workload" || op == "evaluate" || op == "time_interleaved" ||
+           op == "baseline";
 }
 
 // Copies every field of `fields` into `response` (which already holds id and ok).
@@ -140,6 +142,8 @@ json::object request_loop::dispatch(const std::string& op, const json::object& r
         }
         return json::object{{"result", std::move(e.result)}};
     }
+    if (op == "baseline")
+        return run_baseline(s, request);
     return time_interleaved(s, request);
 }
 

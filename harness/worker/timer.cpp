@@ -116,18 +116,19 @@ timer::timer(gpu_device& device, const helper_kernels& helpers, case_store& stor
 {
 }
 
-CUresult timer::queue_launch(case_data& c, loaded_kernel& k, const launch_dims& d, timing_mode mode,
+CUresult timer::queue_launch(case_data& c, const launch_fn& launch, timing_mode mode,
                              std::optional<std::size_t> event_pair)
 {
     const CUstream s = device_.stream();
-    // Restore first, then scrub: the restore's copy would otherwise leave the inout data in L2.
-    if (c.has_inout)
-        store_.restore_inout(c, s);
+    // Fresh outputs (poison, restored inout) before every launch, so that no launch can tell a
+    // checked launch from an unchecked one by finding its previous results still there. Then the
+    // scrub: the restore's copy and the poison memset would otherwise leave the outputs in L2.
+    store_.refresh_outputs(c, s);
     if (mode == timing_mode::cold)
         scrubber_.scrub(s);
     if (event_pair)
         events_.start(*event_pair).record(s);
-    CUresult rc = launch_kernel(k, d, c.args->data(), s);
+    CUresult rc = launch(s);
     if (rc == CUDA_SUCCESS && event_pair)
         events_.stop(*event_pair).record(s);
     return rc;
@@ -135,6 +136,12 @@ CUresult timer::queue_launch(case_data& c, loaded_kernel& k, const launch_dims& 
 
 case_timing timer::time_case(case_data& c, loaded_kernel& k, const launch_dims& d, const timing_options& options,
                              double kernel_ms)
+{
+    const timed_work work{[&k, &d, &c](CUstream s) { return launch_kernel(k, d, c.args->data(), s); }, true};
+    return time_case(c, work, options, kernel_ms);
+}
+
+case_timing timer::time_case(case_data& c, const timed_work& work, const timing_options& options, double kernel_ms)
 {
     const CUstream s = device_.stream();
     const auto timeout = store_.launch_timeout();
@@ -163,7 +170,7 @@ case_timing timer::time_case(case_data& c, loaded_kernel& k, const launch_dims& 
     store_.prepare(c, input_set::stated, s);
     for (int w = 0, queued = 0; w < options.warmup; ++w)
     {
-        if (CUresult rc = queue_launch(c, k, d, timing_mode::hot, std::nullopt); rc != CUDA_SUCCESS)
+        if (CUresult rc = queue_launch(c, work.launch, timing_mode::hot, std::nullopt); rc != CUDA_SUCCESS)
             return launch_failure(rc);
         if (++queued == chunk)
         {
@@ -198,7 +205,7 @@ case_timing timer::time_case(case_data& c, loaded_kernel& k, const launch_dims& 
             const bool checked = last || (random_index && i == *random_index);
             if (checked)
                 store_.prepare(c, input_set::stated, s);  // fresh poison, inputs and guards
-            if (CUresult rc = queue_launch(c, k, d, options.mode, i); rc != CUDA_SUCCESS)
+            if (CUresult rc = queue_launch(c, work.launch, options.mode, i); rc != CUDA_SUCCESS)
                 return launch_failure(rc);
             if (checked && !last)
             {
@@ -243,7 +250,8 @@ case_timing timer::time_case(case_data& c, loaded_kernel& k, const launch_dims& 
         if (!r.passed)
         {
             t.timed_output_valid = false;
-            if (!t.fail)
+            const bool memory_violated = !r.guards_intact || !r.inputs_intact;
+            if (!t.fail && (work.output_must_pass || memory_violated))
                 t.fail = r.fail;
         }
     }
@@ -256,7 +264,7 @@ case_timing timer::time_case(case_data& c, loaded_kernel& k, const launch_dims& 
 
     if (!t.fail)
     {
-        t.wall_us_per_launch = wall_check(c, k, d, options.mode);
+        t.wall_us_per_launch = wall_check(c, work.launch, options.mode);
         t.untimed_launches += k_wall_launches;
         t.l2_scrubs += options.mode == timing_mode::cold ? k_wall_launches : 0;
         const double limit = k_wall_factor * t.stats.median_us + k_wall_slack_us;
@@ -273,7 +281,7 @@ case_timing timer::time_case(case_data& c, loaded_kernel& k, const launch_dims& 
     return t;
 }
 
-double timer::wall_check(case_data& c, loaded_kernel& k, const launch_dims& d, timing_mode mode)
+double timer::wall_check(case_data& c, const launch_fn& launch, timing_mode mode)
 {
     const CUstream s = device_.stream();
     const auto timeout = store_.launch_timeout();
@@ -281,13 +289,12 @@ double timer::wall_check(case_data& c, loaded_kernel& k, const launch_dims& d, t
     std::vector<double> walls;
     for (int r = 0; r < k_wall_launches; ++r)
     {
-        if (c.has_inout)
-            store_.restore_inout(c, s);
+        store_.refresh_outputs(c, s);
         if (mode == timing_mode::cold)
             scrubber_.scrub(s);
         wait_for_stream(s, timeout, where);
         const auto t0 = std::chrono::steady_clock::now();
-        CUresult rc = launch_kernel(k, d, c.args->data(), s);
+        CUresult rc = launch(s);
         if (rc != CUDA_SUCCESS)
             throw cuda::cuda_error(rc, "cuLaunchKernel");
         wait_for_stream(s, timeout, where);

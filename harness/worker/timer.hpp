@@ -4,15 +4,22 @@
 //
 // Each measured launch is bracketed by its own pair of events on the worker's stream. Cold mode
 // scrubs the L2 before each measured launch with a memset over the L2 size, outside the
-// events; inout buffers are restored before every launch, also outside the events, so every launch
-// computes the same thing. Launches are queued in chunks sized so that a chunk takes well under
+// events; before every launch (warm-up included) inout buffers are restored and out buffers
+// poisoned, also outside the events, so every launch computes the same thing from the same state. Launches are queued in chunks sized so that a chunk takes well under
 // launch_timeout_ms at the speed measured during validation, and each chunk is waited on under the
 // watchdog; a kernel that starts hanging only when timed is still caught.
 //
 // Before the last measured launch and before one randomly chosen earlier one, the outputs are
 // poisoned and the inputs restored (outside the events); those launches are validated against the
-// reference like any run (timed_output_mismatch otherwise). A kernel that counts its launches, or
-// detects timing by any other means, cannot know which launches are checked.
+// reference like any run (timed_output_mismatch otherwise). Every launch starts from the same
+// poisoned outputs, so a kernel that counts its launches, looks at its outputs, or detects timing by
+// any other means, cannot know which launches are checked (docs/hardening.md).
+//
+// "A launch" is whatever a timed_work queues on the stream: a workload kernel (candidates, the
+// reference) or a vendor library call such as a cuBLAS GEMM (the `baseline` op, baseline.hpp),
+// which may itself be several kernels. Everything else (warm-up, events, scrubs, chunking, checked
+// launches, the wall-clock check, statistics) is the same code for both, so baselines and candidates
+// are measured by one protocol.
 //
 // A host wall-clock cross-check follows: a few launches each followed by cuCtxSynchronize (which
 // also waits for work the kernel may have pushed elsewhere in the context). When the median wall
@@ -27,6 +34,7 @@
 #include <boost/json/object.hpp>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -110,6 +118,21 @@ struct case_timing
     boost::json::object to_json() const;
 };
 
+/// Queues one launch of the timed work on the stream. Returns CUDA_SUCCESS or a non-sticky launch
+/// error as a value (as launch_kernel does); sticky errors and library failures throw.
+using launch_fn = std::function<CUresult(CUstream)>;
+
+/// What time_case measures.
+struct timed_work
+{
+    launch_fn launch;
+    /// Candidates: a checked timed launch whose output misses the tolerance fails the case
+    /// (timed_output_mismatch). Vendor baselines report it instead (timed_runs,
+    /// timed_output_valid): cuBLAS in TF32 is expected to miss an FP32 tolerance. A guard or input
+    /// violation fails either way.
+    bool output_must_pass = true;
+};
+
 class timer
 {
 public:
@@ -119,12 +142,13 @@ public:
     /// Times one performance case. kernel_ms estimates one launch (from validation), to size chunks.
     case_timing time_case(case_data& c, loaded_kernel& k, const launch_dims& d, const timing_options& options,
                           double kernel_ms);
+    /// The same for any work on the case's buffers (a cuBLAS call).
+    case_timing time_case(case_data& c, const timed_work& work, const timing_options& options, double kernel_ms);
 
 private:
     /// Queues one launch (restoring inout first, scrubbing L2 in cold mode); returns the launch result.
-    CUresult queue_launch(case_data& c, loaded_kernel& k, const launch_dims& d, timing_mode mode,
-                          std::optional<std::size_t> event_pair);
-    double wall_check(case_data& c, loaded_kernel& k, const launch_dims& d, timing_mode mode);
+    CUresult queue_launch(case_data& c, const launch_fn& launch, timing_mode mode, std::optional<std::size_t> event_pair);
+    double wall_check(case_data& c, const launch_fn& launch, timing_mode mode);
 
     gpu_device& device_;
     const helper_kernels& helpers_;

@@ -322,21 +322,30 @@ void validator::enqueue_checks(case_data& c, int slot, output_source got, expect
         const buffer_slot& b = c.buffers[i];
         if (b.is_output())
             helpers_.compare(s, b.p->type, got_ptr(b, got), expected_ptr(b, expected), static_cast<std::uint64_t>(b.count),
-                             tol.atol, tol.rtol, ck.compare(slot, i));
+                             tol.atol, tol.rtol, ck.compare(slot, i), mask_for(expected));
     }
 }
 
-element_value validator::read_element(const buffer_slot& b, CUdeviceptr base, std::uint64_t index) const
+reference_mask validator::mask_for(expected_source expected) const
+{
+    // References are stored masked (case_store); snapshots are the candidate's own plain output.
+    return expected == expected_source::snapshot ? reference_mask{} : store_.mask();
+}
+
+element_value validator::read_element(const buffer_slot& b, CUdeviceptr base, std::uint64_t index,
+                                      const reference_mask& mask) const
 {
     element_value e;
     e.type = b.p->type;
     const std::size_t bytes = size_of(e.type);
     WARPSMITH_CU(cuMemcpyDtoH, &e.bits, base + index * bytes, bytes);
+    const std::uint64_t low = bytes >= 8 ? ~std::uint64_t{0} : ((std::uint64_t{1} << (8 * bytes)) - 1);
+    e.bits ^= reference_mask_bits(mask, index) & low;
     return e;
 }
 
 std::vector<element_mismatch> validator::first_bad(const buffer_slot& b, CUdeviceptr got, CUdeviceptr expected,
-                                                   std::size_t limit) const
+                                                   const reference_mask& mask, std::size_t limit) const
 {
     // Repeated "smallest bad index >= start" searches give the first mismatches in index order
     // without sorting anything on the device; this runs only for a failing output.
@@ -348,11 +357,12 @@ std::vector<element_mismatch> validator::first_bad(const buffer_slot& b, CUdevic
     {
         std::optional<std::uint64_t> index =
             store_.checks().find_index(device_.stream(), store_.launch_timeout(), [&](CUdeviceptr result) {
-                helpers_.first_bad(device_.stream(), b.p->type, got, expected, n, start, tol.atol, tol.rtol, result);
+                helpers_.first_bad(device_.stream(), b.p->type, got, expected, n, start, tol.atol, tol.rtol, result,
+                                   mask);
             });
         if (!index)
             break;
-        out.push_back({b.p->name, *index, read_element(b, got, *index), read_element(b, expected, *index)});
+        out.push_back({b.p->name, *index, read_element(b, got, *index), read_element(b, expected, *index, mask)});
         start = *index + 1;
     }
     return out;
@@ -449,7 +459,8 @@ run_report validator::finish_checks(case_data& c, int slot, output_source got, e
     const compare_counters& cc = counters[*bad];
     const CUdeviceptr got_base = got_ptr(b, got);
     const CUdeviceptr expected_base = expected_ptr(b, expected);
-    r.first_mismatches = first_bad(b, got_base, expected_base, k_first_mismatches);
+    const reference_mask mask = mask_for(expected);
+    r.first_mismatches = first_bad(b, got_base, expected_base, mask, k_first_mismatches);
 
     const bool against_previous = expected == expected_source::snapshot;
     const char* got_word = against_previous ? "second run" : "got";
@@ -475,13 +486,13 @@ run_report validator::finish_checks(case_data& c, int slot, output_source got, e
             std::optional<std::uint64_t> worst = store_.checks().find_index(
                 device_.stream(), store_.launch_timeout(), [&](CUdeviceptr result) {
                     helpers_.find_abs_error(device_.stream(), b.p->type, got_base, expected_base,
-                                            static_cast<std::uint64_t>(b.count), cc.max_abs_bits, result);
+                                            static_cast<std::uint64_t>(b.count), cc.max_abs_bits, result, mask);
                 });
             message += "; max abs err " + format_double(max_abs, 4);
             if (worst)
                 message += " at [" + std::to_string(*worst) + "] (" + got_word + " " +
                            read_element(b, got_base, *worst).to_text() + ", " + expected_word + " " +
-                           read_element(b, expected_base, *worst).to_text() + ")";
+                           read_element(b, expected_base, *worst, mask).to_text() + ")";
         }
     }
     if (!r.first_mismatches.empty())

@@ -143,8 +143,11 @@ private:
     CUdeviceptr got_ptr(const buffer_slot& b, output_source got) const;
     CUdeviceptr expected_ptr(const buffer_slot& b, expected_source expected) const;
     std::vector<element_mismatch> first_bad(const buffer_slot& b, CUdeviceptr got, CUdeviceptr expected,
-                                            std::size_t limit) const;
-    element_value read_element(const buffer_slot& b, CUdeviceptr base, std::uint64_t index) const;
+                                            const reference_mask& mask, std::size_t limit) const;
+    /// One element from the device; `mask` unmasks a reference element (default: plain memory).
+    element_value read_element(const buffer_slot& b, CUdeviceptr base, std::uint64_t index,
+                               const reference_mask& mask = {}) const;
+    reference_mask mask_for(expected_source expected) const;
 
     gpu_device& device_;
     const helper_kernels& helpers_;

@@ -111,6 +111,40 @@ struct kernel_source
     std::filesystem::path path;          ///< Where it was read from (empty when inline).
 };
 
+/// A vendor library baseline the workload declares ("baselines", docs/workload-format.md): the
+/// worker times it next to the candidates with the same protocol (op `baseline`), and the engine
+/// reports it in summary.json "baselines" (the FP32 result as `name`, the TF32 one as name_tf32).
+struct baseline_spec
+{
+    std::string name;                              ///< Summary key, e.g. "cublas".
+    std::string kind;                              ///< "cublas_sgemm": row-major float32 C = A * B.
+    expression m = expression::constant(1);        ///< Rows of A and C, over the case values.
+    expression n = expression::constant(1);        ///< Columns of B and C.
+    expression k = expression::constant(1);        ///< Columns of A, rows of B.
+    std::string a, b, c;                           ///< Buffer parameters: A (m x k), B (k x n), C (m x n).
+};
+
+/// The sizes of one GEMM baseline for one case.
+struct gemm_shape
+{
+    std::int64_t m = 0;
+    std::int64_t n = 0;
+    std::int64_t k = 0;
+};
+
+/// Baseline kinds this version knows.
+inline constexpr std::string_view baseline_kind_cublas_sgemm = "cublas_sgemm";
+
+/// The least work any kernel must do per case ("roofline", docs/workload-format.md): bytes it must
+/// move and floating-point operations it must do, as expressions over the case values. With the
+/// device's ceilings this gives each case's physical floor (agents/autotune/roofline.hpp).
+struct roofline_work
+{
+    expression bytes = expression::constant(0);
+    expression flops = expression::constant(0);
+    std::string note;
+};
+
 struct workload
 {
     std::string name;
@@ -126,8 +160,15 @@ struct workload
     std::vector<expression> restrictions;    ///< Each must evaluate non-zero for a valid point.
     std::filesystem::path dir;               ///< Workload directory (for relative paths).
     std::uint64_t seed = 0;                  ///< Workload-level seed ("seed", default 0).
+    std::vector<baseline_spec> baselines;    ///< Vendor baselines ("baselines", default none).
+    std::optional<roofline_work> roofline;   ///< Least bytes and flops per case ("roofline").
 
     const workload_case* find_case(std::string_view name) const;
+    /// The declared baseline named `name`, or nullptr.
+    const baseline_spec* find_baseline(std::string_view name) const;
+    /// The GEMM sizes of a baseline for a case (checked when the workload was parsed; user_error
+    /// naming the case for a case that is not the workload's).
+    gemm_shape baseline_shape(const baseline_spec& b, const workload_case& c) const;
     std::size_t performance_case_count() const;
 
     /// Element count of a buffer parameter for a case; throws user_error naming the case and param.

@@ -14,7 +14,8 @@ namespace fs = std::filesystem;
 using namespace warpsmith;
 using namespace warpsmith::test;
 
-namespace {
+namespace
+{
 
 const char* k_perf_case = "512x512x512";
 
@@ -35,12 +36,30 @@ fs::path write_workload(const fs::path& dir)
     return dst;
 }
 
-json::object optimize(const fs::path& cwd, const std::string& results, std::vector<std::string> extra, cli_result& r)
+json::object optimize(const fs::path& cwd,
+                      const std::string& results,
+                      std::vector<std::string> extra,
+                      cli_result& r)
 {
-    std::vector<std::string> args{"optimize",       "--workload",   "workload", "--provider", "scripted",
-                                  "--candidates",   "candidates",   "--gpus",   "0",          "--max-iterations",
-                                  "1",              "--iterations", "20",       "--warmup",   "3",
-                                  "--confirm-top",  "1",            "--results", results};
+    std::vector<std::string> args{"optimize",
+                                  "--workload",
+                                  "workload",
+                                  "--provider",
+                                  "scripted",
+                                  "--candidates",
+                                  "candidates",
+                                  "--gpus",
+                                  "0",
+                                  "--max-iterations",
+                                  "1",
+                                  "--iterations",
+                                  "20",
+                                  "--warmup",
+                                  "3",
+                                  "--confirm-top",
+                                  "1",
+                                  "--results",
+                                  results};
     for (auto& e : extra)
         args.push_back(std::move(e));
     r = run_warpsmith(args, cwd);
@@ -60,13 +79,15 @@ BOOST_AUTO_TEST_CASE(optimize_reports_cublas_and_the_measured_roofline)
     const json::object s = optimize(cwd.path(), "results", {}, r);
 
     const auto& b = s.at("baselines").as_object();
-    BOOST_TEST_REQUIRE(b.contains("cublas"), "no cuBLAS baseline (is cuBLAS installed?): " + json::serialize(s));
+    BOOST_TEST_REQUIRE(b.contains("cublas"),
+                       "no cuBLAS baseline (is cuBLAS installed?): " + json::serialize(s));
     BOOST_TEST_REQUIRE(b.contains("cublas_tf32"), json::serialize(b));
     BOOST_TEST(b.at("cublas").at("case_median_us").at(k_perf_case).to_number<double>() > 0);
     BOOST_TEST(b.at("cublas").at("within_tolerance").as_bool(), json::serialize(b.at("cublas")));
     BOOST_TEST(b.at("cublas_tf32").at("case_median_us").at(k_perf_case).to_number<double>() > 0);
     BOOST_TEST(b.at("cublas").at("cases").at(k_perf_case).at("samples").as_int64() == 20);
-    BOOST_TEST(s.at("baselines_unavailable").as_object().empty(), json::serialize(s.at("baselines_unavailable")));
+    BOOST_TEST(s.at("baselines_unavailable").as_object().empty(),
+               json::serialize(s.at("baselines_unavailable")));
 
     const auto& roof = s.at("roofline").as_object();
     BOOST_TEST(roof.at("ceilings").at("source").as_string() == "measured", json::serialize(roof));

@@ -14,7 +14,8 @@ namespace json = boost::json;
 namespace fs = std::filesystem;
 using namespace warpsmith;
 
-namespace {
+namespace
+{
 
 json::object gemm_json()
 {
@@ -31,7 +32,8 @@ json::object gemm_json()
                 {"name": "big", "role": "performance", "values": {"M": 1000, "N": 1000, "K": 1000}}],
       "reference_source": "extern \"C\" __global__ void sgemm() {}",
       "launch": {"grid": [1], "block": [1]}
-    })j").as_object();
+    })j")
+        .as_object();
 }
 
 // A device whose measured ceilings make the arithmetic easy: 1000 GB/s and 10 TFLOP/s.
@@ -45,14 +47,18 @@ json::object device()
 json::object summary_with(double best_us)
 {
     return json::object{
-        {"best", json::object{{"id", "c0001"},
-                              {"case_median_us", json::object{{"big", best_us * 2}}},
-                              {"confirmation", json::object{{"case_median_us", json::object{{"big", best_us}}}}}}},
+        {"best",
+         json::object{{"id", "c0001"},
+                      {"case_median_us", json::object{{"big", best_us * 2}}},
+                      {"confirmation", json::object{{"case_median_us", json::object{{"big", best_us}}}}}}},
         {"baselines",
-         json::object{{"cublas", json::object{{"case_median_us", json::object{{"big", 200.0}}}, {"within_tolerance", true}}},
-                      {"cublas_tf32", json::object{{"case_median_us", json::object{{"big", 100.0}}},
-                                                   {"within_tolerance", false},
-                                                   {"max_abs_error", 0.004}}}}}};
+         json::object{
+             {"cublas",
+              json::object{{"case_median_us", json::object{{"big", 200.0}}}, {"within_tolerance", true}}},
+             {"cublas_tf32",
+              json::object{{"case_median_us", json::object{{"big", 100.0}}},
+                           {"within_tolerance", false},
+                           {"max_abs_error", 0.004}}}}}};
 }
 
 }  // namespace
@@ -118,8 +124,10 @@ BOOST_AUTO_TEST_CASE(case_table_has_vendor_columns_and_the_roofline)
     BOOST_TEST(table.find("0.50x") != std::string::npos, table);
     BOOST_TEST(table.find("0.25x") != std::string::npos, table);
     BOOST_TEST(table.find("50% compute") != std::string::npos, table);
-    BOOST_TEST(table.find("roofline ceilings (measured): 1000 GB/s, 10.0 FP32 TFLOP/s") != std::string::npos, table);
-    BOOST_TEST(table.find("cublas_tf32: outside the workload's tolerance (max abs error 0.004)") != std::string::npos,
+    BOOST_TEST(table.find("roofline ceilings (measured): 1000 GB/s, 10.0 FP32 TFLOP/s") != std::string::npos,
+               table);
+    BOOST_TEST(table.find("cublas_tf32: outside the workload's tolerance (max abs error 0.004)") !=
+                   std::string::npos,
                table);
     BOOST_TEST(table.find("\n  odd") == std::string::npos, table);  // correctness cases are not listed
 

@@ -318,7 +318,7 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_one_line_and_exit_code_2)
         {{"--resume", tmp.path().string(), "--workload", w}, "--workload cannot be combined with it"},
         {{"--workload", w, "--candidates", cands, "--async", "2", "--branches", "2"}, "--async N replaces --branches"},
         {{"--description", "single-precision GEMM"}, "requires a model provider"},
-        {{"--workload", w, "--provider", "openai"}, "not available in this build"},
+        {{"--workload", w, "--provider", "openai", "--api-key-env", "WARPSMITH_UNSET_KEY"}, "no OpenAI API key"},
         {{"--workload", w, "--provider", "gpt"}, "unknown provider"},
         {{"--workload", w}, "needs --candidates DIR"},
         {{"--workload", w, "--candidates", (tmp.path() / "none").string()}, "no such directory"},

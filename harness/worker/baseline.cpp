@@ -1,0 +1,225 @@
+#include "harness/worker/baseline.hpp"
+
+#include "harness/core/log.hpp"
+#include "harness/timing/timing_stats.hpp"
+#include "harness/worker/evaluator.hpp"
+#include "harness/worker/protocol.hpp"
+#include "harness/worker/validator.hpp"
+#include "harness/worker/watchdog.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+
+namespace warpsmith::worker
+{
+
+namespace json = boost::json;
+
+namespace
+{
+
+using clock = std::chrono::steady_clock;
+
+double ms_since(clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+}
+
+json::value optional_mhz(const std::optional<int>& v)
+{
+    return v ? json::value(*v) : json::value(nullptr);
+}
+
+/// The working (payload) pointer of a case's buffer parameter.
+CUdeviceptr buffer_ptr(const case_data& c, const std::string& name)
+{
+    for (const buffer_slot& b : c.buffers)
+        if (b.p->name == name)
+            return b.working.payload();
+    // The workload parser checked that the declaration names buffers of the signature.
+    throw std::logic_error("baseline: buffer '" + name + "' is not in case " + c.name());
+}
+
+}  // namespace
+
+baseline_request parse_baseline_request(const json::object& request)
+{
+    field_reader r(request, "baseline");
+    baseline_request out;
+    out.kind = r.require_string("kind");
+    if (out.kind != baseline_kind_cublas_sgemm)
+        throw request_error(error_kind::no_baseline,
+                            "baseline: unknown kind '" + out.kind + "' (this worker knows cublas_sgemm)");
+    const std::string math = r.optional_string("math").value_or("fp32");
+    if (math == "fp32")
+        out.math = cuda::gemm_math::fp32;
+    else if (math == "tf32")
+        out.math = cuda::gemm_math::tf32;
+    else
+        bad_request("baseline: 'math' must be \"fp32\" or \"tf32\", not \"" + math + "\"");
+    out.name = r.optional_string("name");
+    out.cases = r.optional_strings("cases");
+    out.timing = parse_timing(r.optional_object("timing"), "baseline");
+    return out;
+}
+
+const baseline_spec& select_baseline(const workload& w, const baseline_request& r)
+{
+    for (const baseline_spec& b : w.baselines)
+        if (b.kind == r.kind && (!r.name || b.name == *r.name))
+            return b;
+    if (r.name)
+        throw request_error(error_kind::no_baseline,
+                            "baseline: workload '" + w.name + "' declares no " + r.kind +
+                                " baseline named '" + *r.name + "'");
+    throw request_error(
+        error_kind::no_baseline,
+        "baseline: workload '" + w.name + "' declares no " + r.kind + " baseline (\"baselines\")");
+}
+
+json::object run_baseline(gpu_session& session, const json::object& request)
+{
+    const auto t_start = clock::now();
+    const baseline_request req = parse_baseline_request(request);
+    case_store& store = session.store();
+    const workload& wl = store.get_workload();
+    const baseline_spec& spec = select_baseline(wl, req);
+    for (const std::string& case_name : req.cases)
+        if (!store.find(case_name))
+            bad_request("baseline: 'cases' names '" + case_name + "', which is not a case of workload '" +
+                        wl.name + "'");
+
+    std::string why;
+    if (!cuda::cublas_available(&why))
+        throw request_error(error_kind::no_baseline, "baseline: " + why);
+    const cuda::cublas_api& api = cuda::cublas();
+
+    gpu_device& device = session.device();
+    const CUstream s = device.stream();
+    const auto timeout = store.launch_timeout();
+    const std::string label = "cuBLAS " + std::string(cuda::to_string(req.math));
+    const std::string where = "baseline " + spec.name + " (" + label + ")";
+
+    json::array cases;
+    json::object case_medians;
+    std::vector<double> medians;
+    bool within_tolerance = true;
+    double max_abs = 0, max_rel = 0;
+    double validate_ms = 0, time_ms = 0;
+    std::optional<cuda::clock_reading> clocks_start, clocks_end;
+    try
+    {
+        cuda::cublas_handle handle(s, req.math);
+        validator v(device, session.helpers(), store);
+        timer t(device, session.helpers(), store, v, session.events(), session.scrubber());
+        cuda::event start, stop;
+        clocks_start = device.clocks();
+        for (case_data& c : store.cases())
+        {
+            if (!req.cases.empty() &&
+                std::find(req.cases.begin(), req.cases.end(), c.name()) == req.cases.end())
+                continue;
+            const gemm_shape g = wl.baseline_shape(spec, *c.wc);
+            const CUdeviceptr a = buffer_ptr(c, spec.a);
+            const CUdeviceptr b = buffer_ptr(c, spec.b);
+            const CUdeviceptr out = buffer_ptr(c, spec.c);
+            const auto launch = [&handle, g, a, b, out](CUstream) -> CUresult
+            {
+                handle.sgemm_row_major(
+                    static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k), a, b, out);
+                return CUDA_SUCCESS;
+            };
+
+            // Validation: one call on the stated inputs (fresh poison and guards), checked like a
+            // candidate's stated run; the first call also warms cuBLAS up (its kernels load lazily).
+            const auto t_validate = clock::now();
+            const std::string case_where = "case " + c.name() + " (" + label + ")";
+            store.prepare(c, input_set::stated, s);
+            start.record(s);
+            launch(s);
+            stop.record(s);
+            wait_for_stream(s, timeout, case_where);
+            const double kernel_ms = cuda::event::elapsed_ms(start, stop);
+            check_area& ck = store.checks();
+            ck.clear(0, s);
+            v.enqueue_checks(c, 0, output_source::working, expected_source::reference_stated, true);
+            ck.fetch(0, s);
+            wait_for_stream(s, timeout, "checks of " + case_where);
+            run_report report = v.finish_checks(c,
+                                                0,
+                                                output_source::working,
+                                                expected_source::reference_stated,
+                                                run_kind::stated,
+                                                label + ", stated inputs");
+            validate_ms += ms_since(t_validate);
+            within_tolerance = within_tolerance && report.passed;
+            max_abs = std::max(max_abs, report.max_abs_error);
+            max_rel = std::max(max_rel, report.max_rel_error);
+            json::object validation = report.to_json();
+            validation["message"] = report.fail ? json::value(report.fail->message) : json::value(nullptr);
+
+            json::value timing = nullptr;
+            json::value timing_failure = nullptr;
+            if (c.is_performance())
+            {
+                const auto t_time = clock::now();
+                const timed_work work{launch, false};
+                const case_timing ct = t.time_case(c, work, req.timing, kernel_ms);
+                time_ms += ms_since(t_time);
+                timing = ct.to_json();
+                within_tolerance = within_tolerance && ct.timed_output_valid;
+                if (ct.fail)
+                    timing_failure = ct.fail->to_json();
+                if (ct.stats.samples > 0 && ct.stats.median_us > 0)
+                {
+                    case_medians[c.name()] = ct.stats.median_us;
+                    medians.push_back(ct.stats.median_us);
+                }
+            }
+            cases.push_back(json::object{{"name", c.name()},
+                                         {"role", std::string(to_string(c.wc->role))},
+                                         {"gemm", json::object{{"m", g.m}, {"n", g.n}, {"k", g.k}}},
+                                         {"validation", std::move(validation)},
+                                         {"timing", std::move(timing)},
+                                         {"timing_failure", std::move(timing_failure)}});
+        }
+        clocks_end = device.clocks();
+    }
+    catch (const cuda::cublas_error& e)
+    {
+        // A library failure may be the echo of a fault: surface a sticky error as such (the stream
+        // reports it), so the request loop restarts the worker; otherwise it is the library's.
+        wait_for_stream(s, timeout, where);
+        throw request_error(error_kind::internal, where + ": " + e.what());
+    }
+
+    json::object environment = session.environment();
+    const cuda::clock_reading none;
+    const cuda::clock_reading& cs = clocks_start ? *clocks_start : none;
+    const cuda::clock_reading& ce = clocks_end ? *clocks_end : none;
+    environment["clocks"] = json::object{{"sm_mhz_start", optional_mhz(cs.sm_mhz)},
+                                         {"sm_mhz_end", optional_mhz(ce.sm_mhz)},
+                                         {"mem_mhz_start", optional_mhz(cs.mem_mhz)},
+                                         {"mem_mhz_end", optional_mhz(ce.mem_mhz)}};
+    log_info(where + ": " + std::to_string(cases.size()) + " cases, " +
+             (within_tolerance ? "within" : "outside") + " the workload's tolerance");
+    json::object result{
+        {"name", spec.name},
+        {"kind", spec.kind},
+        {"math", std::string(cuda::to_string(req.math))},
+        {"library", json::object{{"name", api.library}, {"version", api.version}}},
+        {"cases", std::move(cases)},
+        {"case_median_us", std::move(case_medians)},
+        {"score_us", medians.empty() ? json::value(nullptr) : json::value(geometric_mean(medians))},
+        {"within_tolerance", within_tolerance},
+        {"max_abs_error", json_number(max_abs)},
+        {"max_rel_error", json_number(max_rel)},
+        {"environment", std::move(environment)},
+        {"phases_ms", json::object{{"validate_ms", validate_ms}, {"time_ms", time_ms}}},
+        {"eval_ms", ms_since(t_start)}};
+    return json::object{{"baseline", std::move(result)}};
+}
+
+}  // namespace warpsmith::worker
