@@ -8,20 +8,22 @@
 #include "harness/core/error.hpp"
 
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
-namespace {
+namespace
+{
 
 struct report_args
 {
     std::vector<std::string> runs;
     std::string out;
+    bool quiet = false;
 };
 
 constexpr const char* report_footer = R"(Example:
@@ -38,20 +40,28 @@ docs/reports.md describes every section.)";
 void add_report_command(CLI::App& app)
 {
     auto a = std::make_shared<report_args>();
-    CLI::App* cmd = app.add_subcommand("report", "Render a run's heatmap and report.html from its run directory");
+    CLI::App* cmd =
+        app.add_subcommand("report", "Render a run's heatmap and report.html from its run directory");
     cmd->add_option("run", a->runs, "Run directory (results/run-NNN); several may be given")->required();
     cmd->add_option("--out", a->out, "Write the files here instead of into the run directory (one run only)");
-    auto* quiet = cmd->add_flag("--quiet", "Print nothing on success");
+    cmd->add_flag("--quiet", a->quiet, "Print nothing on success");
     cmd->footer(report_footer);
-    auto run = [a, quiet] {
+    auto run = [a]
+    {
         if (!a->out.empty() && a->runs.size() > 1)
-            throw user_error("--out takes one run directory; " + std::to_string(a->runs.size()) + " were given");
+            throw user_error("--out takes one run directory; " + std::to_string(a->runs.size()) +
+                             " were given");
         for (const auto& r : a->runs)
         {
             const auto f = report::write_run_report(r, a->out);
-            if (quiet->count() == 0)
-                std::printf("%s: %s, %zu candidates -> %s (%s, %s)\n", r.c_str(), f.status.c_str(), f.candidates,
-                            f.report_html.c_str(), f.heatmap_svg.filename().c_str(), f.heatmap_png.filename().c_str());
+            if (!a->quiet)
+                std::printf("%s: %s, %zu candidates -> %s (%s, %s)\n",
+                            r.c_str(),
+                            f.status.c_str(),
+                            f.candidates,
+                            f.report_html.c_str(),
+                            f.heatmap_svg.filename().c_str(),
+                            f.heatmap_png.filename().c_str());
         }
         std::fflush(stdout);
     };
