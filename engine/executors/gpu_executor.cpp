@@ -402,10 +402,12 @@ asio::awaitable<json::object> gpu_executor::time_interleaved(
         co_await d.restart("a failed time_interleaved");
         throw std::runtime_error(failed);
     }
-    if (!resp.at("ok").as_bool())
-        throw std::runtime_error(d.label + ": time_interleaved refused (" + error_text(resp) + ")");
+    // A fault during interleaved timing is answered with "worker_restart" (and possibly ok:false):
+    // the worker exits after that line, so restart it before looking at anything else.
     if (auto* wr = resp.if_contains("worker_restart"); wr && wr->is_bool() && wr->get_bool())
         co_await d.restart("a fault during time_interleaved");
+    if (!resp.at("ok").as_bool())
+        throw std::runtime_error(d.label + ": time_interleaved refused (" + error_text(resp) + ")");
     resp.erase("id");
     resp.erase("ok");
     co_return resp;

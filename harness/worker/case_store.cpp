@@ -37,11 +37,12 @@ case_store::case_store(gpu_device& device, const helper_kernels& helpers, const 
 {
     // Random keys, never derived from anything a candidate sees (seeds, sizes, addresses).
     std::random_device rd;
-    while (!mask_.enabled())
-    {
-        mask_.k1 = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-        mask_.k2 = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-    }
+    for (reference_mask& m : masks_)
+        while (!m.enabled())
+        {
+            m.k1 = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+            m.k2 = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+        }
 
     const workload& wl = *workload_;
     std::size_t buffer_params = 0;
@@ -226,16 +227,17 @@ void case_store::run_reference(case_data& c, loaded_kernel& ref, const candidate
         helpers_.diff_bytes(s, b.reference[0].ptr(), b.reference[1].ptr(), b.bytes, ck.input_diff(0, i));
     }
     ck.fetch(0, s);
-    // From here on the references are only read through the mask (statistics above were taken on
-    // the plain values; masking both sets with one key keeps their differences). The working
-    // buffers held the last reference run's output in plain form: poisoned, so no candidate of any
-    // case can find a plain reference output anywhere on the device.
+    // From here on the references are only read through their masks (the statistics above were
+    // taken on the plain values, queued before). The working buffers held the last reference run's
+    // output in plain form: poisoned, so no candidate of any case finds a plain reference output
+    // anywhere on the device.
     for (const buffer_slot& b : c.buffers)
     {
         if (!b.is_output())
             continue;
-        for (const auto& r : b.reference)
-            helpers_.apply_mask(s, b.p->type, r.ptr(), static_cast<std::uint64_t>(b.count), mask_);
+        for (std::size_t set = 0; set < b.reference.size(); ++set)
+            helpers_.apply_mask(s, b.p->type, b.reference[set].ptr(), static_cast<std::uint64_t>(b.count),
+                                masks_[set]);
         b.working.poison(s, b.p->type);
     }
     wait_for_stream(s, launch_timeout_, "reference statistics, " + where);

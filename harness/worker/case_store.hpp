@@ -105,8 +105,10 @@ public:
     /// work in every other timed launch (docs/hardening.md).
     void refresh_outputs(case_data& c, CUstream s) const;
 
-    /// The key of the reference masking: reference outputs are stored masked (comparator_kernels.hpp).
-    const reference_mask& mask() const { return mask_; }
+    /// The keys of the reference masking: the reference outputs of each input set are stored masked
+    /// with their own key (comparator_kernels.hpp), so a kernel can neither read them nor copy one
+    /// set's reference over the other's (both would then expect the stated outputs).
+    const reference_mask& mask(input_set set) const { return masks_[static_cast<std::size_t>(set)]; }
 
     /// The load_workload response fields: cases, device_bytes (load_ms is added by the caller).
     boost::json::object response() const;
@@ -123,7 +125,7 @@ private:
     std::unique_ptr<check_area> checks_;
     std::chrono::milliseconds launch_timeout_;
     std::size_t device_bytes_ = 0;
-    reference_mask mask_;
+    std::array<reference_mask, 2> masks_;
 };
 
 }  // namespace warpsmith::worker

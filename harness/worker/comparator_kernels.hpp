@@ -42,8 +42,8 @@ struct guard_range
 /// The secret of the reference masking (SPEC §3 "reference outputs stay on the GPU"; see
 /// docs/hardening.md): reference outputs live in the same address space as the candidate, so they
 /// are stored XORed with a per-element mask that a kernel cannot derive without the two keys. The
-/// keys are random per workload load and only ever travel as arguments of the worker's own
-/// kernels. Both zero: not masked.
+/// keys are random per workload load and input set (case_store) and only ever travel as arguments
+/// of the worker's own kernels. Both zero: not masked.
 struct reference_mask
 {
     std::uint64_t k1 = 0;

@@ -11,7 +11,8 @@ std::size_t allocation_bytes(std::size_t payload_bytes)
 {
     if (g_exact_allocations)
         return payload_bytes;
-    return guard_bytes + (payload_bytes + payload_alignment - 1) / payload_alignment * payload_alignment + guard_bytes;
+    const std::size_t padded = (payload_bytes + payload_alignment - 1) / payload_alignment * payload_alignment;
+    return guard_bytes + padded + guard_bytes;
 }
 
 }  // namespace

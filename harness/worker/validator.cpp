@@ -328,8 +328,15 @@ void validator::enqueue_checks(case_data& c, int slot, output_source got, expect
 
 reference_mask validator::mask_for(expected_source expected) const
 {
-    // References are stored masked (case_store); snapshots are the candidate's own plain output.
-    return expected == expected_source::snapshot ? reference_mask{} : store_.mask();
+    // References are stored masked (case_store), each input set with its own key; snapshots are the
+    // candidate's own plain output.
+    switch (expected)
+    {
+    case expected_source::reference_stated: return store_.mask(input_set::stated);
+    case expected_source::reference_hidden: return store_.mask(input_set::hidden);
+    case expected_source::snapshot: break;
+    }
+    return {};
 }
 
 element_value validator::read_element(const buffer_slot& b, CUdeviceptr base, std::uint64_t index,

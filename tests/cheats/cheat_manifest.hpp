@@ -1,0 +1,51 @@
+#pragma once
+
+// The cheat manifests (docs/workloads.md "Cheats", docs/hardening.md): tests/cheats/cheats.json (the
+// cheat library) and tests/cheats/hardening/hardening.json (the kernels that check the holes closed
+// by the hardening work). Both are arrays of {"name", "file", "workload", "entry", "launch",
+// "expect", "why"} with optional "defines" {NAME: integer} and "options" [NVRTC option]; "file" and
+// "workload" are relative to the repository root, "expect" is a failure kind, an array of them, or
+// "valid". Shared by the cheat tests and bench/cheat_recovery.
+
+#include "harness/compile/compile_request.hpp"
+#include "harness/workload/candidate.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace warpsmith::test
+{
+
+struct cheat_entry
+{
+    std::string name;
+    std::filesystem::path file;      ///< Absolute.
+    std::filesystem::path workload;  ///< Absolute.
+    std::string entry;
+    candidate cand;                   ///< Source, entry, defines, options and launch plan.
+    std::vector<std::string> expect;  ///< Acceptable outcomes: failure kinds, or {"valid"}.
+    std::string why;
+    std::string manifest;  ///< File name of the manifest it came from.
+
+    bool expects_valid() const { return expect.size() == 1 && expect[0] == "valid"; }
+    bool accepts(const std::string& outcome) const;
+    /// "unwritten", "mismatch|nondeterministic".
+    std::string expect_text() const;
+};
+
+/// Reads one manifest; paths resolve against root. Throws user_error naming the manifest and entry
+/// on a malformed entry (the source file is read: a missing file is an error too).
+std::vector<cheat_entry> load_cheat_manifest(const std::filesystem::path& manifest,
+                                             const std::filesystem::path& root);
+
+/// Both manifests of the repository at root: the cheat library, then the hardening kernels.
+std::vector<cheat_entry> load_all_cheats(const std::filesystem::path& root);
+
+/// The compile request for an entry on an architecture (options, then -D defines).
+compile_request cheat_compile_request(const cheat_entry& e, const std::string& arch);
+
+/// The control ("valid-...") of the cheat library for a workload directory, or nullptr.
+const cheat_entry* control_for(const std::vector<cheat_entry>& all, const std::filesystem::path& workload);
+
+}  // namespace warpsmith::test

@@ -1,0 +1,239 @@
+// Every cheat of the manifests (tests/cheats/cheats.json, tests/cheats/hardening/hardening.json)
+// through a real gpu_executor and warpsmith-worker (ctest label gpu; skipped without a device). Each
+// workload is loaded once; its valid control is evaluated first, then every cheat followed by the
+// control again, which must still be valid with the same checks (a fault or hang, and the worker
+// restart after it, must never leave a later candidate's result wrong). The test prints one table
+// row per cheat (name, expected, outcome, message) so that one run shows everything.
+
+#include "engine/executors/gpu_executor.hpp"
+#include "harness/compile/nvrtc_compiler.hpp"
+#include "harness/core/error.hpp"
+#include "tests/cheats/cheat_manifest.hpp"
+#include "tests/engine/executors/executor_test_support.hpp"
+
+#include <boost/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using namespace warpsmith;
+using namespace warpsmith::test;
+
+namespace
+{
+
+/// A phrase the message of each kind must contain (harness/worker/validator.cpp, evaluator.cpp):
+/// the model is told what went wrong in words, not only by the kind.
+const std::map<std::string, std::string> k_phrase{
+    {"unwritten", "not written"},
+    {"mismatch", "outside atol"},
+    {"nonfinite", "NaN or Inf"},
+    {"out_of_bounds_write", "wrote outside buffer"},
+    {"input_mutated", "was modified"},
+    {"nondeterministic", "second run"},
+    {"timed_output_mismatch", "timed"},
+    {"fault", "context is lost"},
+    {"hang", "did not finish"},
+};
+
+struct cheat_fixture : io_fixture
+{
+    temp_dir tmp;
+    std::vector<cheat_entry> all = load_all_cheats(source_dir());
+    nvrtc_compiler compiler{compile_cache(tmp.path() / "cache")};
+
+    gpu_executor_options executor_options() const
+    {
+        gpu_executor_options o;
+        o.launch_timeout = 2000ms;  // The spinning cheat costs this much.
+        o.request_deadline = 120s;
+        return o;
+    }
+
+    worker_launch launch() const
+    {
+        worker_launch l;
+        l.worker_binary = (bin_dir() / "warpsmith-worker").string();
+        l.extra_args = {"--cache-dir", (tmp.path() / "cache").string()};
+        return l;
+    }
+
+    evaluate_request request_for(const cheat_entry& e, const std::string& arch) const
+    {
+        const compile_output out = compiler.compile(cheat_compile_request(e, arch));
+        BOOST_REQUIRE_MESSAGE(out.compiled, e.name + " does not compile: " + out.error + "\n" + out.log);
+        evaluate_request r;
+        r.name = e.name;
+        r.cand = e.cand;
+        r.cubin = out.cubin;
+        // warmup + iterations >= 2 so that the last, re-validated timed launch of the timed-skip
+        // cheats is past their honest launches (docs/workloads.md, "Notes for the test").
+        r.timing.warmup = 2;
+        r.timing.iterations = 10;
+        return r;
+    }
+};
+
+std::string outcome_of(const gpu_evaluation& e)
+{
+    const json::object& r = e.result.as_object();
+    if (r.at("status").as_string() == "valid")
+        return "valid";
+    return std::string(r.at("failure").at("kind").as_string());
+}
+
+std::string message_of(const gpu_evaluation& e)
+{
+    const json::value& f = e.result.at("failure");
+    return f.is_object() ? std::string(f.at("message").as_string()) : std::string();
+}
+
+/// The number of validation runs per case: the shape of the checks a valid kernel goes through.
+std::vector<std::size_t> runs_per_case(const gpu_evaluation& e)
+{
+    std::vector<std::size_t> out;
+    for (const json::value& c : e.result.at("cases").as_array())
+        out.push_back(c.at("validation").at("runs").as_array().size());
+    return out;
+}
+
+/// Every "expected" value in the first mismatches of the failing run, as numbers: references are
+/// stored masked, so these prove the host unmasks them (garbage would be huge or NaN).
+std::vector<double> expected_values(const gpu_evaluation& e)
+{
+    std::vector<double> out;
+    for (const json::value& c : e.result.at("cases").as_array())
+        for (const json::value& run : c.at("validation").at("runs").as_array())
+            for (const json::value& m : run.at("first_mismatches").as_array())
+                if (m.at("expected").is_number())
+                    out.push_back(m.at("expected").to_number<double>());
+    return out;
+}
+
+std::string clip(std::string s, std::size_t n)
+{
+    for (char& c : s)
+        if (c == '\n')
+            c = ' ';
+    return s.size() > n ? s.substr(0, n) + "..." : s;
+}
+
+void check_control(const cheat_entry& control,
+                   const gpu_evaluation& e,
+                   const std::vector<std::size_t>& shape,
+                   const std::string& after)
+{
+    const std::string outcome = outcome_of(e);
+    BOOST_TEST(outcome == "valid",
+               "control " << control.name << " after " << after << ": " << outcome << ": " << message_of(e));
+    BOOST_TEST(!e.worker_restarted,
+               "control " << control.name << " after " << after << " restarted the worker");
+    BOOST_TEST((runs_per_case(e) == shape),
+               "control " << control.name << " after " << after
+                          << ": not the same validation runs as before the cheats");
+    if (outcome == "valid")
+        BOOST_TEST(e.result.at("score_us").to_number<double>() > 0,
+                   "control " << control.name << " after " << after);
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(cheats_gpu, cheat_fixture)
+
+BOOST_AUTO_TEST_CASE(every_cheat_is_rejected_and_the_control_stays_valid_after_it)
+{
+    gpu_executor gpu(ioc, launch(), 0, executor_options());
+    std::vector<fs::path> workloads;
+    for (const cheat_entry& e : all)
+        if (std::find(workloads.begin(), workloads.end(), e.workload) == workloads.end())
+            workloads.push_back(e.workload);
+
+    int expected_restarts = 0;
+    auto body = [&]() -> asio::awaitable<void>
+    {
+        json::object hello = co_await gpu.start();
+        const std::string arch(hello.at("device").at("arch").as_string());
+        for (const fs::path& path : workloads)
+        {
+            const workload w = workload::load(path);
+            co_await gpu.load(w, 20251202);
+            const cheat_entry* control = control_for(all, path);
+            BOOST_REQUIRE_MESSAGE(control, "no control for " + path.string());
+            evaluate_request first_req = request_for(*control, arch);
+            gpu_evaluation first = co_await gpu.evaluate(std::move(first_req));
+            BOOST_REQUIRE_MESSAGE(
+                outcome_of(first) == "valid",
+                control->name + " is not valid before any cheat: " + json::serialize(first.result));
+            const std::vector<std::size_t> shape = runs_per_case(first);
+
+            for (const cheat_entry& e : all)
+            {
+                if (e.workload != path || &e == control)
+                    continue;
+                evaluate_request req = request_for(e, arch);
+                gpu_evaluation ev = co_await gpu.evaluate(std::move(req));
+                const std::string outcome = outcome_of(ev);
+                const std::string message = message_of(ev);
+                char row[1024];
+                std::snprintf(row,
+                              sizeof row,
+                              "%-34s %-36s %-22s %s\n",
+                              e.name.c_str(),
+                              e.expect_text().c_str(),
+                              outcome.c_str(),
+                              clip(message, 400).c_str());
+                // Printed as it comes, so that a run that stops half-way still shows what it saw.
+                std::fputs(row, stdout);
+                std::fflush(stdout);
+
+                BOOST_TEST(e.accepts(outcome),
+                           e.name << ": expected " << e.expect_text() << ", got " << outcome << ": "
+                                  << message << " (" << e.why << ")");
+                if (outcome != "valid")
+                {
+                    BOOST_TEST(message.size() >= 20u, e.name << ": the message says too little: " << message);
+                    const json::value& c = ev.result.at("failure").at("case");
+                    if (c.is_string())
+                        BOOST_TEST(message.find(std::string(c.as_string())) != std::string::npos,
+                                   e.name << ": the message does not name case " << c.as_string() << ": "
+                                          << message);
+                    if (auto p = k_phrase.find(outcome); p != k_phrase.end())
+                        BOOST_TEST(message.find(p->second) != std::string::npos,
+                                   e.name << ": a " << outcome << " message should say '" << p->second
+                                          << "': " << message);
+                }
+                if (outcome == "fault" || outcome == "hang")
+                {
+                    ++expected_restarts;
+                    BOOST_TEST(ev.worker_restarted, e.name << ": the worker was not restarted");
+                    BOOST_TEST(ev.restart_reason == outcome,
+                               e.name << ": restart reason " << ev.restart_reason);
+                }
+                // The memoizing and seed-sniffing cheats are right on the stated inputs: only the
+                // hidden-seed run can catch them, and the message must say so.
+                if (e.name.find("device-cache") != std::string::npos ||
+                    e.name.find("stated-seed") != std::string::npos)
+                    BOOST_TEST(message.find("hidden inputs") != std::string::npos,
+                               e.name << ": not caught on the hidden inputs: " << message);
+                for (double v : expected_values(ev))
+                    BOOST_TEST((std::isfinite(v) && std::fabs(v) < 1e4),
+                               e.name << ": reference value " << v << " in first_mismatches (masking?)");
+
+                evaluate_request after_req = request_for(*control, arch);
+                gpu_evaluation after = co_await gpu.evaluate(std::move(after_req));
+                check_control(*control, after, shape, e.name);
+            }
+        }
+        co_await gpu.stop();
+    };
+    std::printf("\n%-34s %-36s %-22s %s\n", "cheat", "expected", "outcome", "message");
+    run_coro(ioc, body(), 900s);
+    BOOST_TEST(gpu.restarts() == expected_restarts);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
