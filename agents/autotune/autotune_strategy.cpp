@@ -30,17 +30,36 @@ double score_of(const evaluated_candidate& c)
     return autotune::infeasible_score;
 }
 
-std::string format_count(double x, bool exact)
+}  // namespace
+
+json::object autotune_options::to_json() const
 {
-    char buf[64];
-    if (x < 1e9)
-        std::snprintf(buf, sizeof buf, "%s%.0f", exact ? "" : "~", x);
-    else
-        std::snprintf(buf, sizeof buf, "%s%.3g", exact ? "" : "~", x);
-    return buf;
+    json::array opts;
+    for (const auto& o : compile_options)
+        opts.push_back(json::value(o));
+    return json::object{{"strategy", strategy},
+                        {"seed", optimizer.seed},
+                        {"expected_evaluations", optimizer.expected_evaluations},
+                        {"population", optimizer.population},
+                        {"prune_after_compile", prune_after_compile},
+                        {"compile_options", std::move(opts)}};
 }
 
-}  // namespace
+autotune_options autotune_options::from_json(const json::object& o)
+{
+    autotune_options t;
+    t.strategy = std::string(o.at("strategy").as_string());
+    t.optimizer.seed = o.at("seed").to_number<std::uint64_t>();
+    t.optimizer.expected_evaluations = o.at("expected_evaluations").to_number<std::size_t>();
+    if (const auto* p = o.if_contains("population"); p && p->is_number())
+        t.optimizer.population = p->to_number<std::size_t>();
+    if (const auto* p = o.if_contains("prune_after_compile"); p && p->is_bool())
+        t.prune_after_compile = p->get_bool();
+    if (const auto* c = o.if_contains("compile_options"); c && c->is_array())
+        for (const auto& x : c->get_array())
+            t.compile_options.emplace_back(x.as_string());
+    return t;
+}
 
 autotune_strategy::autotune_strategy(const workload& w, autotune_options opts, event_sink events)
     : work_(w), opts_(std::move(opts)), events_(std::move(events))
@@ -96,9 +115,7 @@ void autotune_strategy::prepare(const json::object& device)
             values.push_back(v);
         dims[d.name] = std::move(values);
     }
-    log_info("search space of " + work_.name + ": " + format_count(stats_.total, true) + " points, " +
-             format_count(stats_.satisfy_restrictions, stats_.exact) + " satisfy the restrictions, " +
-             format_count(stats_.feasible, stats_.exact) + " fit the device limits (" + opts_.strategy + ")");
+    log_info("search space of " + work_.name + ": " + stats_.describe() + " (" + opts_.strategy + ")");
     emit(json::object{{"event", "tune_space"},
                       {"strategy", opts_.strategy},
                       {"seed", opts_.optimizer.seed},
@@ -141,16 +158,12 @@ std::optional<suggestion> autotune_strategy::next_point()
 
 compile_request autotune_strategy::compile_request_for(const point& p) const
 {
-    compile_request r;
-    r.source = kernel_->source;
-    r.entry = kernel_->entry;
-    r.options = opts_.compile_options;
-    for (auto& d : define_options(space_->defines(p)))
-        r.options.push_back(std::move(d));
+    // The same request the engine will make for the proposed candidate, so the pruning compile
+    // and the engine's compile share one cache entry.
+    std::string arch = "sm_90";
     if (const auto* a = device_.if_contains("arch"); a && a->is_string() && !a->get_string().empty())
-        r.arch = std::string(a->get_string());
-    r.name = "tunable.cu";
-    return r;
+        arch = std::string(a->get_string());
+    return warpsmith::compile_request_for(candidate_for(p), arch);
 }
 
 bool autotune_strategy::accept_compiled(const point& p, const compile_output& out)

@@ -47,6 +47,12 @@ struct autotune_options
     std::vector<std::string> compile_options;  ///< Allow-listed NVRTC options for every point.
     /// Seconds since some fixed start; the steady clock by default (tests inject their own).
     std::function<double()> now_seconds;
+
+    /// run.json "config.tune": strategy, seed, expected_evaluations, population,
+    /// prune_after_compile, compile_options (the wall time comes from the budgets on resume).
+    boost::json::object to_json() const;
+    /// Reads what to_json() wrote; the object must have a "strategy".
+    static autotune_options from_json(const boost::json::object& o);
 };
 
 /// A point that never became a candidate.

@@ -2,6 +2,9 @@
 
 #include "harness/core/digest.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/json_number.hpp"
+#include "harness/timing/result_medians.hpp"
+#include "harness/timing/timing_stats.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -18,6 +21,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 namespace warpsmith::autotune
 {
@@ -29,50 +33,10 @@ namespace
 
 constexpr std::string_view cache_format = "warpsmith-eval-cache-1";
 
-std::optional<double> number(const json::value* v)
-{
-    if (!v)
-        return std::nullopt;
-    if (v->is_double())
-        return v->get_double();
-    if (v->is_int64())
-        return static_cast<double>(v->get_int64());
-    if (v->is_uint64())
-        return static_cast<double>(v->get_uint64());
-    return std::nullopt;
-}
-
 std::string string_field(const json::object& o, std::string_view key)
 {
     const auto* v = o.if_contains(key);
     return v && v->is_string() ? std::string(v->get_string()) : std::string();
-}
-
-/// Median per performance case of a worker evaluation result (docs/worker-protocol.md).
-std::map<std::string, double> performance_medians(const json::value& result)
-{
-    std::map<std::string, double> out;
-    const auto* o = result.if_object();
-    const auto* cases = o ? o->if_contains("cases") : nullptr;
-    if (!cases || !cases->is_array())
-        return out;
-    for (const auto& c : cases->get_array())
-    {
-        const auto* co = c.if_object();
-        if (!co)
-            continue;
-        const auto* role = co->if_contains("role");
-        const auto* timing = co->if_contains("timing");
-        if (role && role->is_string() && role->get_string() != "performance")
-            continue;
-        if (!timing || !timing->is_object())
-            continue;
-        const auto m = number(timing->get_object().if_contains("median_us"));
-        const auto name = string_field(*co, "name");
-        if (m && std::isfinite(*m) && *m > 0 && !name.empty())
-            out[name] = *m;
-    }
-    return out;
 }
 
 std::string now_utc()
@@ -150,13 +114,17 @@ void append_line(const std::filesystem::path& file, std::string line)
 json::object workload_identity(const workload& w)
 {
     json::object o = w.to_json().as_object();
+    // The vendor baselines and the roofline describe what a point is compared with, not what
+    // it measures.
     for (const auto* key : {"description",
                             "tunables",
                             "restrictions",
                             "initial",
                             "initial_source",
                             "initial_entry",
-                            "initial_launch"})
+                            "initial_launch",
+                            "baselines",
+                            "roofline"})
         o.erase(key);
     return o;
 }
@@ -196,10 +164,10 @@ std::optional<cache_entry> cache_entry::from_json(const json::value& v)
     if (!valid || !valid->is_bool())
         return std::nullopt;
     e.valid = valid->get_bool();
-    e.score_us = number(o->if_contains("score_us"));
+    e.score_us = json_number(o->if_contains("score_us"));
     if (const auto* m = o->if_contains("case_median_us"); m && m->is_object())
         for (const auto& kv : m->get_object())
-            if (auto x = number(&kv.value()))
+            if (auto x = json_number(&kv.value()))
                 e.case_median_us[std::string(kv.key())] = *x;
     e.failure_kind = string_field(*o, "failure_kind");
     if (const auto* r = o->if_contains("result"))
@@ -245,13 +213,13 @@ cache_entry make_cache_entry(const std::string& key,
     if (e.valid)
     {
         // The worker's score (the geometric mean of the medians), else the same computed here.
-        e.score_us = number(o->if_contains("score_us"));
+        e.score_us = json_number(o->if_contains("score_us"));
         if ((!e.score_us || !(*e.score_us > 0)) && !e.case_median_us.empty())
         {
-            double log_sum = 0;
+            std::vector<double> medians;
             for (const auto& [name, m] : e.case_median_us)
-                log_sum += std::log(m);
-            e.score_us = std::exp(log_sum / static_cast<double>(e.case_median_us.size()));
+                medians.push_back(m);
+            e.score_us = geometric_mean(medians);  // the medians are positive and finite
         }
         if (!e.score_us || !(*e.score_us > 0))
         {

@@ -38,7 +38,8 @@ namespace warpsmith::autotune
 {
 
 /// What identifies a workload for caching: workload::to_json() without what cannot change a
-/// candidate's evaluation (description, tunables, restrictions and the initial kernel).
+/// candidate's evaluation (description, tunables, restrictions, the initial kernel, the vendor
+/// baselines and the roofline).
 boost::json::object workload_identity(const workload& w);
 
 struct cache_entry

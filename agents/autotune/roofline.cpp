@@ -2,6 +2,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/core/json_number.hpp"
 
 #include <algorithm>
 
@@ -33,20 +34,6 @@ expression parse_field(const json::object& o, std::string_view key, std::string_
     {
         throw user_error(std::string(origin) + ": " + std::string(key) + ": " + e.what());
     }
-}
-
-std::optional<double> number_at(const json::object& o, std::string_view key)
-{
-    const auto* v = o.if_contains(key);
-    if (!v)
-        return std::nullopt;
-    if (v->is_double())
-        return v->get_double();
-    if (v->is_int64())
-        return static_cast<double>(v->get_int64());
-    if (v->is_uint64())
-        return static_cast<double>(v->get_uint64());
-    return std::nullopt;
 }
 
 /// FP32 lanes per SM by compute capability: 64 on sm_60 (P100), sm_70/72 (Volta), sm_75 (Turing)
@@ -121,12 +108,12 @@ roofline_ceilings roofline_ceilings::from_device(const json::object& device)
     std::string bw_source = "none", fp_source = "none";
     if (const auto* m = device.if_contains("measured"); m && m->is_object())
     {
-        if (auto bw = number_at(m->get_object(), "copy_bandwidth_gbps"); bw && *bw > 0)
+        if (auto bw = json_number(m->get_object(), "copy_bandwidth_gbps"); bw && *bw > 0)
         {
             c.bandwidth_gbps = *bw;
             bw_source = "measured";
         }
-        if (auto fp = number_at(m->get_object(), "fp32_tflops"); fp && *fp > 0)
+        if (auto fp = json_number(m->get_object(), "fp32_tflops"); fp && *fp > 0)
         {
             c.fp32_tflops = *fp;
             fp_source = "measured";
@@ -134,8 +121,8 @@ roofline_ceilings roofline_ceilings::from_device(const json::object& device)
     }
     if (c.bandwidth_gbps <= 0)
     {
-        const auto mhz = number_at(device, "memory_clock_mhz");
-        const auto bits = number_at(device, "memory_bus_bits");
+        const auto mhz = json_number(device, "memory_clock_mhz");
+        const auto bits = json_number(device, "memory_bus_bits");
         if (mhz && bits && *mhz > 0 && *bits > 0)
         {
             // Double data rate: two transfers per memory clock.
@@ -145,8 +132,8 @@ roofline_ceilings roofline_ceilings::from_device(const json::object& device)
     }
     if (c.fp32_tflops <= 0)
     {
-        const auto sms = number_at(device, "sm_count");
-        const auto mhz = number_at(device, "clock_mhz");
+        const auto sms = json_number(device, "sm_count");
+        const auto mhz = json_number(device, "clock_mhz");
         const auto* arch = device.if_contains("arch");
         const double lanes =
             arch && arch->is_string() ? fp32_lanes_per_sm(std::string(arch->get_string())) : 0;

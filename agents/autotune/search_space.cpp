@@ -2,11 +2,13 @@
 
 #include "agents/autotune/rng.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/json_number.hpp"
 
 #include <boost/json/array.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace warpsmith::autotune
 {
@@ -120,6 +122,32 @@ json::object space_stats::to_json() const
                         {"samples", samples}};
 }
 
+space_stats space_stats::from_json(const json::object& o)
+{
+    space_stats s;
+    s.total = json_number(o, "total").value_or(0);
+    s.satisfy_restrictions = json_number(o, "satisfy_restrictions").value_or(0);
+    s.feasible = json_number(o, "feasible").value_or(0);
+    if (const auto* e = o.if_contains("exact"); e && e->is_bool())
+        s.exact = e->get_bool();
+    s.samples = static_cast<std::size_t>(json_number(o, "samples").value_or(0));
+    return s;
+}
+
+std::string space_stats::describe() const
+{
+    auto count = [](double x, bool exact_count) {
+        char buf[64];
+        if (x < 1e9)
+            std::snprintf(buf, sizeof buf, "%s%.0f", exact_count ? "" : "~", x);
+        else
+            std::snprintf(buf, sizeof buf, "%s%.3g", exact_count ? "" : "~", x);
+        return std::string(buf);
+    };
+    return count(total, true) + " points, " + count(satisfy_restrictions, exact) + " satisfy the restrictions, " +
+           count(feasible, exact) + " fit the device limits";
+}
+
 search_space::search_space(std::vector<dimension> dims,
                            std::vector<expression> restrictions,
                            std::vector<std::pair<std::string, variables>> cases,
@@ -197,6 +225,28 @@ bool search_space::valid_indices(const point& p) const
     return true;
 }
 
+template <class Check>
+feasibility search_space::check_each_launch(const point& p, Check&& check) const
+{
+    if (!launch_)
+        return {};
+    for (const auto& [name, values] : cases_)
+    {
+        launch_dims d;
+        try
+        {
+            d = launch_->evaluate(bind(p, values));
+        }
+        catch (const expression_error& e)
+        {
+            return {verdict::over_limits, e.what() + case_suffix(name, cases_.size())};
+        }
+        if (auto f = check(d, case_suffix(name, cases_.size())); !f.ok())
+            return f;
+    }
+    return {};
+}
+
 feasibility search_space::check(const point& p) const
 {
     if (!valid_indices(p))
@@ -233,20 +283,7 @@ feasibility search_space::check(const point& p) const
             }
         }
     }
-    if (!launch_)
-        return {};
-    for (const auto& [name, values] : cases_)
-    {
-        launch_dims d;
-        try
-        {
-            d = launch_->evaluate(bind(p, values));
-        }
-        catch (const expression_error& e)
-        {
-            return {verdict::over_limits, e.what() + case_suffix(name, cases_.size())};
-        }
-        const auto where = case_suffix(name, cases_.size());
+    auto within_limits = [this](const launch_dims& d, const std::string& where) -> feasibility {
         const auto threads = d.threads_per_block();
         if (limits_.max_threads_per_block && threads > *limits_.max_threads_per_block)
             return {verdict::over_limits,
@@ -268,8 +305,9 @@ feasibility search_space::check(const point& p) const
             return {verdict::over_limits,
                     std::to_string(d.shared_bytes) + " bytes of dynamic shared memory exceed the device's " +
                         std::to_string(*limits_.shared_bytes_per_block) + " per block" + where};
-    }
-    return {};
+        return {};
+    };
+    return check_each_launch(p, within_limits);
 }
 
 bool search_space::feasible(const point& p) const
@@ -284,20 +322,7 @@ bool search_space::feasible(const point& p) const
 
 feasibility search_space::check_resources(const point& p, const resource_usage& r) const
 {
-    if (!launch_)
-        return {};
-    for (const auto& [name, values] : cases_)
-    {
-        launch_dims d;
-        try
-        {
-            d = launch_->evaluate(bind(p, values));
-        }
-        catch (const expression_error& e)
-        {
-            return {verdict::over_limits, e.what() + case_suffix(name, cases_.size())};
-        }
-        const auto where = case_suffix(name, cases_.size());
+    auto fits = [this, &r](const launch_dims& d, const std::string& where) -> feasibility {
         if (limits_.shared_bytes_per_block &&
             d.shared_bytes + r.static_shared_bytes > *limits_.shared_bytes_per_block)
             return {verdict::over_resources,
@@ -317,8 +342,9 @@ feasibility search_space::check_resources(const point& p, const resource_usage& 
                             std::to_string(per_warp * warps) + " registers, more than the device's " +
                             std::to_string(*limits_.registers_per_block) + " per block" + where};
         }
-    }
-    return {};
+        return {};
+    };
+    return check_each_launch(p, fits);
 }
 
 std::vector<std::pair<std::string, launch_dims>> search_space::launches(const point& p) const

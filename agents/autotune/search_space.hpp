@@ -87,6 +87,11 @@ struct space_stats
     std::size_t samples = 0;  ///< Points examined.
 
     boost::json::object to_json() const;
+    /// Reads what to_json() wrote (tune.json "space", the tune_space event); missing fields are 0.
+    static space_stats from_json(const boost::json::object& o);
+    /// "6144 points, 2304 satisfy the restrictions, 2112 fit the device limits" ("~2304" when
+    /// estimated by sampling).
+    std::string describe() const;
 };
 
 class search_space
@@ -150,6 +155,11 @@ public:
 
 private:
     variables bind(const point& p, const variables& base) const;
+    /// Evaluates the tunable launch plan for p on every case and hands each result to
+    /// check(dims, where), where `where` names the case for messages; the first verdict that is not
+    /// feasible is the answer. A plan that does not evaluate is over_limits.
+    template <class Check>
+    feasibility check_each_launch(const point& p, Check&& check) const;
 
     struct restriction
     {

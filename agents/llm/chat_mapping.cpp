@@ -2,6 +2,7 @@
 
 #include "agents/http/http_message.hpp"
 #include "agents/llm/json_access.hpp"
+#include "agents/llm/protocol_error.hpp"
 #include "harness/core/error.hpp"
 
 #include <boost/json/parse.hpp>
@@ -17,11 +18,6 @@ using detail::int_or;
 using detail::string_or;
 
 namespace {
-
-[[noreturn]] void protocol_error(const std::string& what)
-{
-    throw std::system_error(make_error_code(errc::llm_protocol), what);
-}
 
 /// Content may be a string or (some servers) an array of {"type": "text", "text"} parts.
 std::string content_text(const json::value* c)
@@ -128,7 +124,7 @@ model_response parse_chat_body(const json::value& v)
 {
     const auto* choices = find_array(v, "choices");
     if (!choices)
-        protocol_error("the Chat Completions API answered with JSON that has no 'choices': " +
+        throw_protocol_error("the Chat Completions API answered with JSON that has no 'choices': " +
                        http::one_line_excerpt(json::serialize(v), 200));
     model_response r;
     r.id = string_or(v, "id");
@@ -163,12 +159,9 @@ void chat_stream::on_event(const http::sse_event& ev)
         done_ = true;
         return;
     }
-    boost::system::error_code ec;
-    const auto v = json::parse(ev.data, ec);
-    if (ec)
-        protocol_error("the Chat Completions stream sent data that is not JSON: " + http::one_line_excerpt(ev.data, 200));
+    const auto v = parse_wire_json(ev.data, "the Chat Completions stream sent data that is not JSON");
     if (const auto* e = find(v, "error"))
-        protocol_error("the Chat Completions stream reported an error: " +
+        throw_protocol_error("the Chat Completions stream reported an error: " +
                        (e->is_string() ? std::string(e->get_string()) : string_or(*e, "message", "(no message)")));
     any_chunk_ = true;
     if (resp_.id.empty())
@@ -207,7 +200,7 @@ void chat_stream::on_event(const http::sse_event& ev)
 model_response chat_stream::result() const
 {
     if (!done_ && finish_reason_.empty())
-        protocol_error(any_chunk_ ? "the Chat Completions stream ended before [DONE]"
+        throw_protocol_error(any_chunk_ ? "the Chat Completions stream ended before [DONE]"
                                   : "the Chat Completions stream ended without any chunk");
     model_response r = resp_;
     for (const auto& [index, pc] : calls_)

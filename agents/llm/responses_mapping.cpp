@@ -2,6 +2,7 @@
 
 #include "agents/http/http_message.hpp"
 #include "agents/llm/json_access.hpp"
+#include "agents/llm/protocol_error.hpp"
 #include "harness/core/error.hpp"
 
 #include <boost/json/parse.hpp>
@@ -18,19 +19,9 @@ using detail::string_or;
 
 namespace {
 
-[[noreturn]] void protocol_error(const std::string& what)
-{
-    throw std::system_error(make_error_code(errc::llm_protocol), what);
-}
-
 json::value parse_event_data(const http::sse_event& ev)
 {
-    boost::system::error_code ec;
-    auto v = json::parse(ev.data, ec);
-    if (ec)
-        protocol_error("the Responses stream sent an event '" + ev.event + "' whose data is not JSON: " +
-                       http::one_line_excerpt(ev.data, 200));
-    return v;
+    return parse_wire_json(ev.data, "the Responses stream sent an event '" + ev.event + "' whose data is not JSON");
 }
 
 }  // namespace
@@ -106,7 +97,7 @@ model_response parse_responses_body(const json::value& v)
 {
     const auto* output = find_array(v, "output");
     if (!v.is_object() || (!output && !find(v, "status")))
-        protocol_error("the Responses API answered with JSON that is not a response object: " +
+        throw_protocol_error("the Responses API answered with JSON that is not a response object: " +
                        http::one_line_excerpt(json::serialize(v), 200));
     model_response r;
     r.id = string_or(v, "id");
@@ -168,7 +159,7 @@ void responses_stream::on_event(const http::sse_event& ev)
     {
         const auto* e = find_object(v, "error");
         const json::value& src = e ? json::value(*e) : v;
-        protocol_error("the Responses stream reported an error: " + string_or(src, "message", "(no message)") +
+        throw_protocol_error("the Responses stream reported an error: " + string_or(src, "message", "(no message)") +
                        (string_or(src, "code").empty() ? "" : " [" + string_or(src, "code") + "]"));
     }
     if (type == "response.output_text.delta")
@@ -177,7 +168,7 @@ void responses_stream::on_event(const http::sse_event& ev)
     {
         const auto* resp = find(v, "response");
         if (!resp)
-            protocol_error("the Responses stream sent " + type + " without a response object");
+            throw_protocol_error("the Responses stream sent " + type + " without a response object");
         result_ = parse_responses_body(*resp);
         if (type == "response.incomplete" && result_->status == "completed")
             result_->status = "incomplete";
@@ -189,7 +180,7 @@ void responses_stream::on_event(const http::sse_event& ev)
 model_response responses_stream::result() const
 {
     if (!result_)
-        protocol_error("the Responses stream ended before response.completed");
+        throw_protocol_error("the Responses stream ended before response.completed");
     return *result_;
 }
 

@@ -15,9 +15,10 @@ namespace json = boost::json;
 
 namespace {
 
-const char* const llm_flags[] = {"--model",        "--reasoning-effort", "--base-url",     "--strategy",
-                                 "--api-key-env",  "--insecure-local",   "--price-table",  "--replay-from",
-                                 "--no-stream",    "--structured-output", "--llm-timeout", "--max-tool-rounds",
+// --strategy is not among them: autotune takes it too (agents/providers/provider_registry.hpp).
+const char* const llm_flags[] = {"--model",       "--reasoning-effort",  "--base-url",    "--api-key-env",
+                                 "--insecure-local", "--price-table",    "--replay-from", "--no-stream",
+                                 "--structured-output", "--llm-timeout", "--max-tool-rounds",
                                  "--nvidia-research"};
 
 }  // namespace
@@ -38,7 +39,6 @@ void llm_options::add_to(CLI::App& cmd, const std::string& group)
                    "API base URL (openai: default https://api.openai.com/v1; openai-chat: e.g. "
                    "http://127.0.0.1:8000/v1)")
         ->group(group);
-    cmd.add_option("--strategy", strategy, "How branches pick parents: refine (default), beam or evolve")->group(group);
     cmd.add_option("--api-key-env", api_key_env,
                    "Environment variable holding the API key (default OPENAI_API_KEY; also read from ./.env)")
         ->group(group);

@@ -1,9 +1,11 @@
 #pragma once
 
 // From `warpsmith optimize` flags to a model client and an LLM strategy (docs/agents.md,
-// "Flags"). The optimize command adds these flags with add_to(), checks them, and builds the
-// strategy with make_llm_strategy() when --provider is openai, openai-chat or replay; the settings
-// go to run.json ("config.llm", never the key) so --resume rebuilds the same thing.
+// "Flags"). The optimize command adds these flags with add_to() and checks them; the provider
+// registry (agents/providers/provider_registry.hpp) builds the strategy with make_model_client()
+// and make_llm_strategy() when --provider is openai, openai-chat or replay. The settings go to
+// run.json ("config.llm", never the key) so --resume rebuilds the same thing. --strategy is a flag
+// of the optimize command (autotune takes it too); the registry copies it into `strategy`.
 
 #include "agents/llm/credentials.hpp"
 #include "agents/llm/model_client.hpp"
@@ -34,7 +36,7 @@ struct llm_options
     std::string model;                     ///< --model ("" = gpt-5-mini for openai)
     std::string reasoning_effort;          ///< --reasoning-effort ("" = medium for openai)
     std::string base_url;                  ///< --base-url
-    std::string strategy = "refine";       ///< --strategy refine|beam|evolve
+    std::string strategy = "refine";       ///< refine|beam|evolve (--strategy, set by the registry)
     std::string api_key_env = "OPENAI_API_KEY";  ///< --api-key-env
     bool insecure_local = false;           ///< --insecure-local
     std::string price_table;               ///< --price-table FILE
@@ -52,7 +54,7 @@ struct llm_options
     std::optional<std::string> proxy;
     std::chrono::milliseconds retry_base_delay{500};
 
-    /// Registers the flags on the optimize command.
+    /// Registers the model flags on the optimize command (all but --strategy).
     void add_to(CLI::App& cmd, const std::string& group);
     /// Flags given on the command line (or by --config) that only model providers take; empty
     /// when none. Used to refuse them with another provider.

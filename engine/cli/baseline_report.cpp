@@ -1,10 +1,11 @@
 #include "engine/cli/baseline_report.hpp"
 
-#include "agents/autotune/roofline.hpp"
+#include "engine/report/json_fields.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -15,19 +16,12 @@ namespace warpsmith
 {
 
 namespace json = boost::json;
+using report::medians_at;
+using report::number_at;
+using report::object_at;
 
 namespace
 {
-
-const json::object* obj(const json::value* v)
-{
-    return v && v->is_object() ? &v->get_object() : nullptr;
-}
-
-double num(const json::value* v)
-{
-    return v && v->is_number() ? v->to_number<double>() : 0;
-}
 
 std::string fmt(const char* f, double x)
 {
@@ -36,32 +30,37 @@ std::string fmt(const char* f, double x)
     return buf;
 }
 
-std::map<std::string, double> medians_of(const json::value* v)
-{
-    std::map<std::string, double> out;
-    if (const auto* o = obj(v))
-        for (const auto& kv : *o)
-            if (kv.value().is_number())
-                out[std::string(kv.key())] = kv.value().to_number<double>();
-    return out;
-}
-
 std::string right(const std::string& t, std::size_t width)
 {
     return std::string(width > t.size() ? width - t.size() : 0, ' ') + t;
+}
+
+/// The per-case medians of "reference" or "initial" on GPU 0 (where the summary's speedups and
+/// the vendor baselines were timed).
+std::map<std::string, double> gpu0_medians(const json::object& summary, const char* key)
+{
+    const auto* per_gpu = report::array_at(object_at(&summary, key), "per_gpu");
+    if (!per_gpu || per_gpu->empty())
+        return {};
+    return medians_at(object_at(&per_gpu->front()), "case_median_us");
+}
+
+std::optional<double> at_case(const std::map<std::string, double>& m, const std::string& c)
+{
+    const auto it = m.find(c);
+    return it == m.end() ? std::nullopt : std::optional<double>(it->second);
 }
 
 }  // namespace
 
 std::map<std::string, double> best_case_medians(const json::object& summary)
 {
-    const auto* best = obj(summary.if_contains("best"));
+    const auto* best = object_at(&summary, "best");
     if (!best)
         return {};
-    if (const auto* conf = obj(best->if_contains("confirmation")))
-        if (auto m = medians_of(conf->if_contains("case_median_us")); !m.empty())
-            return m;
-    return medians_of(best->if_contains("case_median_us"));
+    if (auto m = medians_at(object_at(best, "confirmation"), "case_median_us"); !m.empty())
+        return m;
+    return medians_at(best, "case_median_us");
 }
 
 void keep_roofline_sidecar(const workload& w, const run_directory& run)
@@ -72,13 +71,15 @@ void keep_roofline_sidecar(const workload& w, const run_directory& run)
         write_json_file(run.workload_dir() / "roofline.json", spec->to_json());
 }
 
-json::value best_roofline(const workload& w, const json::object& device, const json::object& summary)
+json::value best_roofline(const std::optional<autotune::roofline_spec>& spec,
+                          const workload& w,
+                          const json::object& device,
+                          const json::object& summary)
 {
+    if (!spec)
+        return nullptr;
     try
     {
-        const auto spec = autotune::roofline_spec::load_for(w);
-        if (!spec)
-            return nullptr;
         return autotune::roofline_summary(*spec, w, device, best_case_medians(summary));
     }
     catch (const std::exception& e)
@@ -88,67 +89,112 @@ json::value best_roofline(const workload& w, const json::object& device, const j
     }
 }
 
-std::string baseline_case_table(const json::object& summary, const workload& w)
+json::value best_roofline(const workload& w, const json::object& device, const json::object& summary)
+{
+    std::optional<autotune::roofline_spec> spec;
+    try
+    {
+        spec = autotune::roofline_spec::load_for(w);
+    }
+    catch (const std::exception& e)
+    {
+        log_warn(std::string("no roofline: ") + e.what());
+        return nullptr;
+    }
+    return best_roofline(spec, w, device, summary);
+}
+
+std::string baseline_case_table(const json::object& summary, const workload& w, bool with_reference)
 {
     const auto mine = best_case_medians(summary);
     std::vector<std::pair<std::string, const json::object*>> vendors;
-    if (const auto* b = obj(summary.if_contains("baselines")))
+    if (const auto* b = object_at(&summary, "baselines"))
         for (const auto& kv : *b)
-            if (const auto* bo = obj(&kv.value()))
+            if (const auto* bo = object_at(&kv.value()))
                 vendors.emplace_back(std::string(kv.key()), bo);
-    const auto* roof = obj(summary.if_contains("roofline"));
-    const auto* roof_cases = roof ? obj(roof->if_contains("cases")) : nullptr;
-    if (mine.empty() || (vendors.empty() && !roof_cases))
+    const auto* roof = object_at(&summary, "roofline");
+    const auto* roof_cases = object_at(roof, "cases");
+    if (with_reference ? !object_at(&summary, "best") : mine.empty() || (vendors.empty() && !roof_cases))
         return {};
+    const auto ref = with_reference ? gpu0_medians(summary, "reference") : std::map<std::string, double>{};
+    const auto init = with_reference ? gpu0_medians(summary, "initial") : std::map<std::string, double>{};
 
     std::size_t name_w = 8;
     for (const auto& c : w.cases)
         if (c.role == case_role::performance)
             name_w = std::max(name_w, c.name.size());
+    auto vendor_w = [](const std::string& name) { return std::max<std::size_t>(12, name.size() + 2); };
+    auto vs_vendor_w = [](const std::string& name) { return std::max<std::size_t>(10, name.size() + 5); };
     std::string out = "  case" + std::string(name_w - 4, ' ') + right("best (us)", 12);
+    if (with_reference)
+        out += right("ref (us)", 12) + right("vs ref", 9);
+    if (!init.empty())
+        out += right("initial", 12) + right("vs init", 9);
     for (const auto& [name, b] : vendors)
-        out += right(name, std::max<std::size_t>(12, name.size() + 2)) +
-               right("vs " + name, std::max<std::size_t>(10, name.size() + 5));
+        out += right(name, vendor_w(name)) + right("vs " + name, vs_vendor_w(name));
     if (roof_cases)
         out += right("roofline", 18);
     out += "\n";
+    double log_best = 0, log_ref = 0, log_init = 0;
+    int n = 0, n_ref = 0, n_init = 0;
     for (const auto& c : w.cases)
     {
         if (c.role != case_role::performance)
             continue;
-        const auto it = mine.find(c.name);
-        const std::optional<double> best =
-            it == mine.end() ? std::nullopt : std::optional<double>(it->second);
+        const auto best = at_case(mine, c.name);
         std::string line = "  " + c.name + std::string(name_w - c.name.size(), ' ') +
                            right(best ? fmt("%.2f", *best) : "-", 12);
+        if (with_reference)
+        {
+            const auto r = at_case(ref, c.name);
+            line += right(r ? fmt("%.2f", *r) : "-", 12) + right(best && r ? fmt("%.2fx", *r / *best) : "-", 9);
+            if (best && r)
+                log_ref += std::log(*r / *best), ++n_ref;
+        }
+        if (!init.empty())
+        {
+            const auto i = at_case(init, c.name);
+            line += right(i ? fmt("%.2f", *i) : "-", 12) + right(best && i ? fmt("%.2fx", *i / *best) : "-", 9);
+            if (best && i)
+                log_init += std::log(*i / *best), ++n_init;
+        }
         for (const auto& [name, b] : vendors)
         {
-            const auto m = medians_of(b->if_contains("case_median_us"));
-            const auto v = m.find(c.name);
-            const bool have = v != m.end() && v->second > 0;
-            line += right(have ? fmt("%.2f", v->second) : "-", std::max<std::size_t>(12, name.size() + 2)) +
-                    right(have && best ? fmt("%.2fx", v->second / *best) : "-",
-                          std::max<std::size_t>(10, name.size() + 5));
+            const auto v = at_case(medians_at(b, "case_median_us"), c.name);
+            const bool have = v && *v > 0;
+            line += right(have ? fmt("%.2f", *v) : "-", vendor_w(name)) +
+                    right(have && best ? fmt("%.2fx", *v / *best) : "-", vs_vendor_w(name));
         }
         if (roof_cases)
         {
             std::string text = "-";
-            if (const auto* rc = obj(roof_cases->if_contains(c.name)); rc && rc->contains("fraction"))
-                text = fmt("%.0f%% ", 100 * num(rc->if_contains("fraction"))) +
-                       std::string(rc->at("bound").as_string());
+            const auto* rc = object_at(roof_cases, c.name);
+            if (const auto fraction = number_at(rc, "fraction"))
+                text = fmt("%.0f%% ", 100 * *fraction) + report::string_at(rc, "bound").value_or("");
             line += right(text, 18);
         }
         out += line + "\n";
+        if (best)
+            log_best += std::log(*best), ++n;
     }
-    if (roof)
-        if (const auto* ce = obj(roof->if_contains("ceilings")))
-            out += "roofline ceilings (" + std::string(ce->at("source").as_string()) +
-                   "): " + fmt("%.0f GB/s, ", num(ce->if_contains("bandwidth_gbps"))) +
-                   fmt("%.1f FP32 TFLOP/s\n", num(ce->if_contains("fp32_tflops")));
+    if (with_reference && n > 1)
+    {
+        std::string line = "  geomean" + std::string(name_w - 7, ' ') + right(fmt("%.2f", std::exp(log_best / n)), 12) +
+                           right("", 12) + right(n_ref ? fmt("%.2fx", std::exp(log_ref / n_ref)) : "-", 9);
+        if (!init.empty())
+            line += right("", 12) + right(n_init ? fmt("%.2fx", std::exp(log_init / n_init)) : "-", 9);
+        out += line + "\n";
+    }
+    if (const auto* ce = object_at(roof, "ceilings"))
+        out += "roofline ceilings (" + report::string_at(ce, "source").value_or("") +
+               "): " + fmt("%.0f GB/s, ", number_at(ce, "bandwidth_gbps").value_or(0)) +
+               fmt("%.1f FP32 TFLOP/s\n", number_at(ce, "fp32_tflops").value_or(0));
+    // A vendor baseline in reduced precision (cuBLAS TF32) is timed, but misses the tolerance the
+    // kernels are held to: say so next to its numbers.
     for (const auto& [name, b] : vendors)
-        if (const auto* wt = b->if_contains("within_tolerance"); wt && wt->is_bool() && !wt->get_bool())
+        if (report::bool_at(b, "within_tolerance") == false)
             out += name + ": outside the workload's tolerance (max abs error " +
-                   fmt("%.3g", num(b->if_contains("max_abs_error"))) + "); timed for reference only\n";
+                   fmt("%.3g", number_at(b, "max_abs_error").value_or(0)) + "); timed for reference only\n";
     return out;
 }
 

@@ -1,12 +1,13 @@
 #pragma once
 
 // How far the best kernel of a run is from the vendor library and from the physical limit (SPEC §6),
-// for `warpsmith optimize` (tune prints the same columns in its own table, tune_command.cpp): the
-// roofline section of summary.json, computed with the ceilings the backend measured at start, and a
-// per-case block for the final table with the cuBLAS columns (summary "baselines", written by the
-// search engine) and the roofline percentage. Pure functions of the summary, apart from reading a
-// workload's roofline.json.
+// for the final tables of `warpsmith optimize` and `warpsmith tune`: the roofline section of
+// summary.json, computed with the ceilings the backend measured at start, and the per-case block of
+// the tables with the cuBLAS columns (summary "baselines", written by the search engine) and the
+// roofline percentage (tune adds the reference and initial kernel's columns). Pure functions of
+// the summary, apart from reading a workload's roofline.json.
 
+#include "agents/autotune/roofline.hpp"
 #include "engine/run/run_directory.hpp"
 #include "harness/workload/workload.hpp"
 
@@ -14,6 +15,7 @@
 #include <boost/json/value.hpp>
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace warpsmith
@@ -28,8 +30,14 @@ std::map<std::string, double> best_case_medians(const boost::json::object& summa
 void keep_roofline_sidecar(const workload& w, const run_directory& run);
 
 /// summary.json "roofline" for the best kernel (agents/autotune/roofline.hpp) with the ceilings of
-/// `device`, or null when the workload states no roofline. Never throws: a roofline that does not
-/// evaluate is logged and left out.
+/// `device`, or null without a spec. Never throws: a roofline that does not evaluate is logged and
+/// left out.
+boost::json::value best_roofline(const std::optional<autotune::roofline_spec>& spec,
+                                 const workload& w,
+                                 const boost::json::object& device,
+                                 const boost::json::object& summary);
+/// The same with the workload's own roofline (workload.json "roofline", else roofline.json next to
+/// it; roofline_spec::load_for).
 boost::json::value best_roofline(const workload& w,
                                  const boost::json::object& device,
                                  const boost::json::object& summary);
@@ -43,6 +51,13 @@ boost::json::value best_roofline(const workload& w,
 ///
 /// "vs X" is X's time over the best's (above 1: the best is faster). Empty when the summary has no
 /// best kernel, or neither baselines nor a roofline.
-std::string baseline_case_table(const boost::json::object& summary, const workload& w);
+///
+/// with_reference (tune's table) adds the reference's and the initial kernel's times (GPU 0) and
+/// speedups after the best's, a geometric-mean row over the cases, and is printed whenever there
+/// is a best kernel:
+///
+///     case          best (us)    ref (us)   vs ref     initial  vs init      cublas  vs cublas ...
+///     big               94.00      200.00    2.13x      160.00    1.70x       50.00      0.53x ...
+std::string baseline_case_table(const boost::json::object& summary, const workload& w, bool with_reference = false);
 
 }  // namespace warpsmith

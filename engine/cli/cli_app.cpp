@@ -11,17 +11,14 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <sys/stat.h>
 
 namespace warpsmith {
 
 namespace asio = boost::asio;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -170,7 +167,7 @@ int cli_main(int argc, char** argv, const std::function<void(CLI::App&)>& add_co
     }
 }
 
-int run_async(std::function<asio::awaitable<int>(asio::io_context&)> body)
+int run_async(std::function<asio::awaitable<int>(asio::io_context&)> body, graceful_interrupt* graceful)
 {
     asio::io_context ioc;
     asio::signal_set signals(ioc, SIGINT, SIGTERM);
@@ -184,10 +181,23 @@ int run_async(std::function<asio::awaitable<int>(asio::io_context&)> body)
         if (ec)
             return;
         if (interrupted)
+        {
+            if (graceful && !graceful->abort_notice.empty())
+                std::fputs(("\nwarpsmith: " + graceful->abort_notice + "\n").c_str(), stderr);
             std::_Exit(130);
+        }
         interrupted = true;
-        log_warn(std::string("interrupted (") + ::strsignal(sig) + "); stopping the workers. Again to abort at once.");
-        cancel.emit(asio::cancellation_type::terminal);
+        if (graceful)
+        {
+            log_warn(graceful->notice);
+            if (graceful->stop)
+                graceful->stop();
+        }
+        else
+        {
+            log_warn(std::string("interrupted (") + ::strsignal(sig) + "); stopping the workers. Again to abort at once.");
+            cancel.emit(asio::cancellation_type::terminal);
+        }
         signals.async_wait(on_signal);
     };
     signals.async_wait(on_signal);
@@ -200,14 +210,38 @@ int run_async(std::function<asio::awaitable<int>(asio::io_context&)> body)
     };
     asio::co_spawn(ioc, body(ioc), asio::bind_cancellation_slot(cancel.slot(), on_done));
     ioc.run();
-    if (interrupted)
+    if (interrupted && !graceful)
     {
         print_error("interrupted");
         throw CLI::RuntimeError(130);
     }
     if (error)
         std::rethrow_exception(error);
-    return result;
+    return interrupted && result == 0 ? 130 : result;
+}
+
+CLI::Validator number_check(double min, bool strict)
+{
+    auto check = [min, strict](std::string& text) -> std::string {
+        double x = 0;
+        try
+        {
+            std::size_t used = 0;
+            x = std::stod(text, &used);
+            if (used != text.size())
+                return "not a number: " + text;
+        }
+        catch (const std::exception&)
+        {
+            return "not a number: " + text;
+        }
+        if (strict ? x > min : x >= min)
+            return {};
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%g", min);
+        return std::string(strict ? "must be greater than " : "must be at least ") + buf + ", got " + text;
+    };
+    return CLI::Validator(check, "", "");
 }
 
 void worker_options::add_to(CLI::App& cmd)
@@ -228,44 +262,6 @@ worker_launch worker_options::launch() const
         l.command = worker_cmd;
     l.extra_args = worker_args;
     return l;
-}
-
-void ensure_dir(const fs::path& dir)
-{
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec || !fs::is_directory(dir))
-        throw user_error("cannot create directory " + dir.string() + (ec ? ": " + ec.message() : ""));
-}
-
-fs::path claim_numbered_dir(const fs::path& parent, std::string_view prefix)
-{
-    ensure_dir(parent);
-    const std::string stem = std::string(prefix) + "-";
-    int next = 1;
-    std::error_code ec;
-    for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec))
-    {
-        std::string name = it->path().filename().string();
-        if (name.rfind(stem, 0) != 0 || name.size() == stem.size())
-            continue;
-        std::string digits = name.substr(stem.size());
-        if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9)
-            continue;
-        next = std::max(next, std::stoi(digits) + 1);
-    }
-    // mkdir is the claim: two warpsmith processes never write into the same directory.
-    for (int attempt = 0; attempt < 1000; ++attempt, ++next)
-    {
-        char number[16];
-        std::snprintf(number, sizeof number, "%03d", next);
-        fs::path p = parent / (stem + number);
-        if (::mkdir(p.c_str(), 0755) == 0)
-            return p;
-        if (errno != EEXIST)
-            throw user_error("cannot create directory " + p.string() + ": " + std::strerror(errno));
-    }
-    throw user_error("cannot find a free " + stem + "NNN directory in " + parent.string());
 }
 
 }  // namespace warpsmith

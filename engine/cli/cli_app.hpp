@@ -5,7 +5,8 @@
 //    the error contract: user_error -> "warpsmith: <line>" on stderr, exit 2; a bad or unknown flag
 //    -> one line, exit 2; any other exception -> one line, exit 1; never a stack trace.
 //  * A command callback ends with exit_with(code) (0: returns normally) or by throwing.
-//  * run_async() runs a command's coroutine on a fresh io_context with Ctrl-C handling.
+//  * run_async() runs a command's coroutine on a fresh io_context with Ctrl-C handling: the first
+//    Ctrl-C cancels it, or, for a command that finishes gracefully (optimize, tune), asks it to stop.
 //  * worker_options: --worker / --worker-cmd / --worker-arg, shared by GPU commands.
 
 #include "engine/executors/worker_launch.hpp"
@@ -21,6 +22,7 @@
 
 namespace CLI {
 class App;
+class Validator;
 }
 
 namespace warpsmith {
@@ -32,10 +34,29 @@ int cli_main(int argc, char** argv, const std::function<void(CLI::App&)>& add_co
 /// Ends the running command with this exit code (throws CLI::RuntimeError for code != 0).
 void exit_with(int code);
 
-/// Runs body on a fresh single-threaded io_context until it completes and returns its value.
-/// The first SIGINT/SIGTERM cancels body (terminal cancellation: workers are killed, frames unwind)
-/// and run_async then throws user_error("interrupted"); a second one exits at once with 130.
-int run_async(std::function<boost::asio::awaitable<int>(boost::asio::io_context&)> body);
+/// A command that finishes gracefully when interrupted: the first Ctrl-C calls `stop` instead of
+/// cancelling the command (optimize and tune stop proposing, let the GPU finish its evaluation and
+/// finalize the run). The command sets `stop` while it can stop that way and clears it after.
+struct graceful_interrupt
+{
+    std::string notice;         ///< Logged (warn) at the first Ctrl-C.
+    std::string abort_notice;   ///< Printed on stderr at the second, before exiting with 130.
+    std::function<void()> stop;
+};
+
+/// Runs body on a fresh single-threaded io_context (on this thread) until it completes and returns
+/// its value; body's exception is rethrown. A second SIGINT/SIGTERM exits at once with 130.
+///  * Without `graceful`: the first one cancels body (terminal cancellation: workers are killed,
+///    frames unwind), and run_async then prints "interrupted" and ends the command with 130.
+///  * With `graceful` (it must outlive the call): the first one logs graceful->notice and calls
+///    graceful->stop when set; body runs to its end, and run_async returns its value, or 130 when
+///    that is 0.
+int run_async(std::function<boost::asio::awaitable<int>(boost::asio::io_context&)> body,
+              graceful_interrupt* graceful = nullptr);
+
+/// Number checks for CLI11 options with plain messages ("--branches: must be at least 1, got 0"):
+/// x >= min, or x > min when strict.
+CLI::Validator number_check(double min, bool strict);
 
 /// How GPU commands start warpsmith-worker (SPEC §1 "Beyond one machine").
 struct worker_options
@@ -47,13 +68,6 @@ struct worker_options
     void add_to(CLI::App& cmd);
     worker_launch launch() const;
 };
-
-/// Claims parent/<prefix>-NNN (three digits, one past the highest existing number) with mkdir,
-/// creating parent first. Throws user_error when it cannot.
-std::filesystem::path claim_numbered_dir(const std::filesystem::path& parent, std::string_view prefix);
-
-/// Creates dir (and parents) for --out; user_error naming it when that fails.
-void ensure_dir(const std::filesystem::path& dir);
 
 /// One line: newlines and tabs become "; " / " " (what() of deep errors may span lines).
 std::string one_line(std::string_view text);

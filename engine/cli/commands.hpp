@@ -4,7 +4,9 @@
 // --help text (with an example in the footer) and its callback on the top-level app. main.cpp calls
 // them in order; adding a command is one declaration here, one call in main.cpp and one source file
 // in engine/cli/CMakeLists.txt. Helpers every command uses (exit codes, the io_context runner,
-// worker options, output directories) are in engine/cli/cli_app.hpp.
+// worker options, number checks) are in engine/cli/cli_app.hpp; numbered output directories
+// (results/eval-NNN) in engine/run/run_directory.hpp; what optimize and tune share in
+// engine/cli/search_session.hpp.
 
 namespace CLI {
 class App;

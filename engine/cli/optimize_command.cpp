@@ -1,45 +1,33 @@
 // warpsmith optimize: the search (SPEC §4; docs/engine.md). Assembles the workload from --workload
-// or its parts, builds the strategy for --provider, claims results/run-NNN (or reopens one with
-// --resume), starts one GPU worker per selected GPU and a compile pool, and runs the search loop
-// with a live progress line. Ctrl-C: stop proposing, let the GPU finish, finalize, exit 130; a
-// second Ctrl-C aborts at once (the journal is intact: every event is written before moving on).
+// or its parts, builds the strategy for --provider through the provider registry
+// (agents/providers/provider_registry.hpp), claims results/run-NNN (or reopens one with --resume)
+// and runs a search session (engine/cli/search_session.hpp, shared with tune): one GPU worker per
+// selected GPU, a compile pool, a live progress line. Ctrl-C: stop proposing, let the GPU finish,
+// finalize, exit 130; a second Ctrl-C aborts at once (the journal is intact: every event is written
+// before moving on).
 
 #include "agents/llm/inference.hpp"
 #include "agents/llm/llm_records.hpp"
 #include "agents/providers/provider_registry.hpp"
 #include "agents/strategies/llm_setup.hpp"
+#include "engine/cli/baseline_report.hpp"
 #include "engine/cli/cli_app.hpp"
 #include "engine/cli/commands.hpp"
-#include "engine/cli/baseline_report.hpp"
-#include "engine/cli/eval_session.hpp"
-#include "engine/report/run_report.hpp"
-#include "engine/run/journal.hpp"
-#include "engine/run/run_directory.hpp"
-#include "engine/run/run_replay.hpp"
-#include "engine/search/clock.hpp"
-#include "engine/search/executor_backend.hpp"
-#include "engine/search/progress.hpp"
-#include "engine/search/search_engine.hpp"
+#include "engine/cli/search_session.hpp"
+#include "engine/executors/compile_pool.hpp"
+#include "engine/executors/gpu_executor.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
-#include "harness/core/log.hpp"
-#include "harness/cuda/driver_api.hpp"
-#include "harness/workload/input_generator.hpp"
 
 #include <CLI/CLI.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/signal_set.hpp>
 #include <boost/json.hpp>
 
-#include <csignal>
+#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <memory>
-#include <set>
 #include <sstream>
-#include <unistd.h>
 
 namespace warpsmith {
 
@@ -49,47 +37,28 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct optimize_args
+/// The flags; those optimize shares with tune (evaluation, output, the search's shape) are in
+/// search_session_args.
+struct optimize_args : search_session_args
 {
     // Workload.
     std::string workload, description, signature, reference, initial_kernel, input_cases;
     // Search.
     std::string provider = "scripted";
+    std::string strategy;  ///< "": the provider's default.
     std::string candidates;
     double scripted_latency_ms = 0;
     int max_iterations = 5;
-    int branches = 1;
-    int async = 0;
     int max_repairs = 2;
-    std::uint64_t seed = 0;
     // Budgets.
     int max_candidates = 0;
-    double max_wall_time = 0;
     std::int64_t max_tokens = 0;
     double max_cost = 0;
-    double grace_seconds = 30;
-    // Evaluation.
-    std::string gpus = "all";
-    worker_options worker;
-    int compile_workers = 0;
-    bool in_process_compile = false;
-    std::string timing = "cold";
-    int warmup = 10;
-    int iterations = 100;
-    int confirm_top = 3;
-    int launch_timeout_ms = 10000;
-    bool no_measure = false;
     // Output.
-    std::string results = "results";
-    std::string resume;
-    bool json_progress = false;
     std::string config;
 
     // Model providers (openai, openai-chat, replay): agents/strategies/llm_setup.hpp.
     llm_options llm;
-
-    CLI::App* cmd = nullptr;
-    bool given(const std::string& flag) const { return cmd->get_option(flag)->count() > 0; }
 };
 
 /// Infers the missing parts of the workload JSON from --description (model providers only).
@@ -248,68 +217,6 @@ std::pair<workload, std::optional<std::string>> assemble_workload(const optimize
     return {workload::from_json(wj, dir, origin), supplied};
 }
 
-// ---- GPUs ----
-
-std::vector<int> parse_gpus(const optimize_args& a)
-{
-    if (a.gpus == "all")
-    {
-        if (!a.worker.worker_cmd.empty())
-            throw user_error("--gpus all counts local GPUs; with --worker-cmd name the devices (e.g. --gpus 0,1)");
-        const int n = cuda::device_count();
-        if (n <= 0)
-            throw user_error("no CUDA device found (--gpus all)");
-        std::vector<int> all(static_cast<std::size_t>(n));
-        for (int i = 0; i < n; ++i)
-            all[i] = i;
-        return all;
-    }
-    std::vector<int> out;
-    std::set<int> seen;
-    std::stringstream ss(a.gpus);
-    std::string item;
-    while (std::getline(ss, item, ','))
-    {
-        int d = -1;
-        try
-        {
-            std::size_t used = 0;
-            d = std::stoi(item, &used);
-            if (used != item.size())
-                d = -1;
-        }
-        catch (const std::exception&)
-        {
-        }
-        if (d < 0)
-            throw user_error("--gpus " + a.gpus + ": expected 'all' or device indices like 0,2,3");
-        if (!seen.insert(d).second)
-            throw user_error("--gpus " + a.gpus + ": device " + std::to_string(d) + " is listed twice");
-        out.push_back(d);
-    }
-    if (out.empty())
-        throw user_error("--gpus " + a.gpus + ": expected 'all' or device indices like 0,2,3");
-    return out;
-}
-
-// ---- run.json ----
-
-json::array command_line()
-{
-    json::array out;
-    std::ifstream f("/proc/self/cmdline", std::ios::binary);
-    std::string arg;
-    while (std::getline(f, arg, '\0'))
-        out.emplace_back(arg);
-    return out;
-}
-
-std::uint64_t hidden_seed_for(const optimize_args& a)
-{
-    // With --seed the hidden inputs are reproducible too; they stay hidden from models either way.
-    return a.given("--seed") ? splitmix64_mix(a.seed ^ 0x68696464656e5eedULL) : random_hidden_seed();
-}
-
 // ---- the final table ----
 
 std::string fmt(const char* f, double x)
@@ -408,38 +315,43 @@ std::string final_table(const json::object& s, const fs::path& run_path, const j
 
 // ---- the command ----
 
-struct prepared_run
+struct optimize_plan : session_plan
 {
-    std::optional<run_directory> run;
-    workload work;
-    search_options search;
     provider_options provider;
-    executor_backend_options backend;
-    json::object run_info;
-    std::optional<replayed_run> resume;
-    std::optional<llm_options> llm;  ///< Set for the model providers.
 };
+
+/// The provider as the flags of a new run give it.
+provider_options provider_from(const optimize_args& a)
+{
+    provider_options p;
+    p.name = a.provider;
+    p.seed = a.seed;
+    p.strategy = a.strategy;
+    if (!a.candidates.empty())
+        p.candidates_dir = fs::absolute(a.candidates);
+    p.scripted_latency = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::duration<double, std::milli>(a.scripted_latency_ms));
+    p.llm = a.llm;
+    p.llm.branches = a.branch_count();
+    return p;
+}
 
 void check_flags(const optimize_args& a)
 {
     if (!a.resume.empty())
     {
-        for (const char* f : {"--workload", "--description", "--signature", "--reference", "--initial-kernel",
-                              "--input-cases", "--provider", "--candidates", "--branches", "--async", "--timing",
-                              "--warmup", "--iterations", "--seed", "--max-repairs", "--results"})
-            if (a.given(f))
-                throw user_error(std::string("--resume continues a run with its own workload and search settings; ") + f +
-                                 " cannot be combined with it");
+        a.refuse_with_resume({"--workload", "--description", "--signature", "--reference", "--initial-kernel",
+                              "--input-cases", "--provider", "--strategy", "--candidates", "--branches", "--async",
+                              "--timing", "--warmup", "--iterations", "--seed", "--max-repairs", "--results"},
+                             "--resume continues a run with its own workload and search settings");
         if (auto given = a.llm.given_llm_flags(); !given.empty())
             throw user_error("--resume continues a run with its own model settings; " + given.front() +
                              " cannot be combined with it");
         return;
     }
-    llm_options llm = a.llm;
-    llm.provider = a.provider;
-    llm.check();
-    if (a.given("--async") && a.given("--branches"))
-        throw user_error("--async N replaces --branches (N proposals in flight, no iteration barrier); give one of them");
+    // Model flags with another provider, or bad ones, are refused before anything starts.
+    provider_from(a).model_options().check();
+    a.check_async_or_branches();
     if (!a.workload.empty() && !a.signature.empty())
         throw user_error("--workload and --signature both describe the workload; give one of them");
     if (a.given("--candidates") && a.provider != "scripted")
@@ -463,35 +375,15 @@ budget_limits budgets_from(const optimize_args& a, budget_limits base)
     return base;
 }
 
-/// The strategy for the run's provider; `llm` points at it for the model providers.
-struct built_strategy
-{
-    std::unique_ptr<strategy> strat;
-    llm_strategy* llm = nullptr;
-};
-
-built_strategy build_strategy(const prepared_run& p, asio::any_io_executor ex)
-{
-    built_strategy b;
-    if (p.llm)
-    {
-        auto s = make_llm_strategy(*p.llm, make_model_client(*p.llm, ex), p.work);
-        b.llm = s.get();
-        b.strat = std::move(s);
-    }
-    else
-        b.strat = make_strategy(p.provider, p.work);
-    return b;
-}
-
 /// --description with a model provider: claims the run directory (so the exchanges are kept in
 /// llm/ whatever happens), asks the model for the missing parts, and checks them on a compile pool
 /// and one GPU worker before the search (agents/llm/inference.hpp).
-json::object infer_workload_parts(const optimize_args& a, prepared_run& p, json::object given, const fs::path& dir)
+json::object infer_workload_parts(const optimize_args& a, optimize_plan& p, json::object given, const fs::path& dir)
 {
     asio::io_context ioc;
-    auto bundle = make_model_client(*p.llm, ioc.get_executor());  // a missing key fails before the claim
-    p.backend.devices = parse_gpus(a);
+    const auto llm = p.provider.model_options();
+    auto bundle = make_model_client(llm, ioc.get_executor());  // a missing key fails before the claim
+    p.backend.devices = a.devices();
     p.run = run_directory::create(a.results);
     std::fprintf(stderr, "run %s: inferring the workload from --description\n", p.run->path().c_str());
     llm::record_writer records(p.run->llm_dir(), bundle.redact);
@@ -500,8 +392,8 @@ json::object infer_workload_parts(const optimize_args& a, prepared_run& p, json:
     gpu_executor gpu(ioc, p.backend.launch, p.backend.devices.front(), p.backend.gpu);
     llm::inference_request request{a.description, std::move(given), dir};
     llm::inference_settings settings;
-    settings.stream = !p.llm->no_stream;
-    settings.reasoning_effort = p.llm->effective_reasoning_effort();
+    settings.stream = !llm.no_stream;
+    settings.reasoning_effort = llm.effective_reasoning_effort();
     const auto limits = budgets_from(a, budget_limits{});
     token_usage used;
     llm::usage_reporter report = [&](const token_usage& u) {
@@ -509,7 +401,7 @@ json::object infer_workload_parts(const optimize_args& a, prepared_run& p, json:
         return !(limits.tokens && budget_tracker::counted_tokens(used) >= *limits.tokens) &&
                !(limits.cost_usd && used.cost_usd >= *limits.cost_usd);
     };
-    const auto hidden_seed = hidden_seed_for(a);
+    const auto hidden_seed = a.hidden_seed();
     llm::compile_function compile = [&pool](compile_request r) -> asio::awaitable<compile_output> {
         co_return co_await pool.compile(std::move(r));
     };
@@ -554,285 +446,136 @@ json::object infer_workload_parts(const optimize_args& a, prepared_run& p, json:
     return std::move(result->workload_json);
 }
 
-prepared_run prepare(const optimize_args& a)
+/// What the autotune provider plans with: the evaluations it expects (the candidates budget, else
+/// iterations x branches) shape anneal's schedule, like --budget does for tune.
+void plan_autotune(optimize_plan& p)
+{
+    auto& t = p.provider.tune;
+    const auto& b = p.search.budgets;
+    if (b.candidates)
+        t.optimizer.expected_evaluations = static_cast<std::size_t>(*b.candidates);
+    else if (b.iterations)
+        t.optimizer.expected_evaluations = static_cast<std::size_t>(*b.iterations * p.search.branches);
+    t.max_wall_seconds = b.wall_seconds;
+}
+
+optimize_plan prepare(const optimize_args& a)
 {
     check_flags(a);
-    prepared_run p;
-    p.backend.launch = a.worker.launch();
-    p.backend.compile.workers = a.compile_workers;
-    p.backend.compile.in_process = a.in_process_compile;
-    p.backend.gpu.launch_timeout = std::chrono::milliseconds(a.launch_timeout_ms);
-    p.backend.measure = !a.no_measure;
+    optimize_plan p;
+    p.backend = a.backend_options();
 
     if (!a.resume.empty())
     {
-        p.run = run_directory::open(a.resume);
-        const auto run_json = read_json_file(p.run->run_json_path());
-        const auto* config = run_json.as_object().if_contains("config");
-        if (!config || !config->is_object())
-            throw user_error(p.run->run_json_path().string() + ": 'config' is missing; cannot resume");
+        const auto config = reopen_run(p, a);
         const auto origin = p.run->run_json_path().string();
-        p.search = search_options::from_json(config->at("search"), origin);
         p.search.budgets = budgets_from(a, p.search.budgets);
-        if (a.given("--grace-seconds"))
-            p.search.grace_seconds = a.grace_seconds;
-        if (a.given("--confirm-top"))
-            p.search.confirm_top = a.confirm_top;
-        const auto& prov = config->at("provider").as_object();
-        p.provider.name = std::string(prov.at("name").as_string());
-        if (const auto* s = prov.if_contains("seed"); s && s->is_number())
-            p.provider.seed = s->to_number<std::uint64_t>();
-        if (const auto* d = prov.if_contains("candidates"); d && d->is_string())
-            p.provider.candidates_dir = fs::path(std::string(d->get_string()));
-        double latency = 0;
-        if (const auto* l = prov.if_contains("scripted_latency_ms"); l && l->is_number())
-            latency = l->to_number<double>();
+        p.provider = provider_options::from_config(config, origin);
         if (a.given("--scripted-latency-ms"))
-            latency = a.scripted_latency_ms;
-        p.provider.scripted_latency = std::chrono::duration_cast<std::chrono::nanoseconds>(
-            std::chrono::duration<double, std::milli>(latency));
-        if (const auto* l = config->as_object().if_contains("llm"); l && l->is_object())
-            p.llm = llm_options::from_json(*l, origin);
-        p.work = workload::load(p.run->workload_dir() / "workload.json");
-        p.backend.devices = parse_gpus(a);
-        p.resume = replay_events(read_journal(p.run->journal_path()).events);
-        p.run_info = run_json.as_object();
+            p.provider.scripted_latency = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::duration<double, std::milli>(a.scripted_latency_ms));
+        if (p.provider.name == "autotune")
+        {
+            plan_autotune(p);
+            p.run_info["config"].as_object()["tune"].as_object()["expected_evaluations"] =
+                p.provider.tune.optimizer.expected_evaluations;
+        }
+        p.backend.devices = a.devices();
         p.run_info["config"].as_object()["search"] = p.search.to_json();
-        // A session still "running" was killed (it never wrote its end).
-        if (auto* sessions = p.run_info.if_contains("sessions"); sessions && sessions->is_array())
-            for (auto& s : sessions->get_array())
-                if (s.is_object() && s.as_object().contains("status") && s.at("status") == "running")
-                    s.as_object()["status"] = "aborted";
         return p;
     }
 
-    if (is_llm_provider(a.provider))
-    {
-        p.llm = a.llm;
-        p.llm->provider = a.provider;
-        p.llm->seed = a.seed;
-        p.llm->branches = a.given("--async") ? a.async : a.branches;
-    }
+    p.provider = provider_from(a);
     infer_hook infer = [&](json::object given, const fs::path& dir) {
         return infer_workload_parts(a, p, std::move(given), dir);
     };
     auto [w, supplied] = assemble_workload(a, infer);
     p.work = std::move(w);
-    p.search.branches = a.given("--async") ? a.async : a.branches;
-    p.search.async = a.given("--async");
+    start_search(p.search, a);
     const bool any_budget = a.given("--max-iterations") || a.given("--max-candidates") || a.given("--max-wall-time") ||
                             a.given("--max-tokens") || a.given("--max-cost");
     p.search.budgets = budgets_from(a, budget_limits{});
     if (!any_budget)
         p.search.budgets.iterations = a.max_iterations;  // the documented default
-    p.search.grace_seconds = a.grace_seconds;
-    p.search.confirm_top = a.confirm_top;
-    p.search.timing.mode = a.timing;
-    p.search.timing.warmup = a.warmup;
-    p.search.timing.iterations = a.iterations;
     p.search.max_repairs = a.max_repairs;
-    p.search.hidden_seed = hidden_seed_for(a);
-    p.provider.name = a.provider;
-    p.provider.seed = a.seed;
-    if (!a.candidates.empty())
-        p.provider.candidates_dir = fs::absolute(a.candidates);
-    p.provider.scripted_latency =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double, std::milli>(a.scripted_latency_ms));
+    if (p.provider.name == "autotune")
+    {
+        // As in tune: an invalid point is just a bad point, the next one comes from the optimizer.
+        if (!a.given("--max-repairs"))
+            p.search.max_repairs = 0;
+        plan_autotune(p);
+    }
     // Build the strategy once now, so that a bad provider or candidate directory fails before a
     // run directory is claimed (workload inference has claimed it already).
     {
         asio::io_context check_ioc;
-        build_strategy(p, check_ioc.get_executor());
+        make_strategy(p.provider, p.work, check_ioc.get_executor());
     }
-    p.backend.devices = parse_gpus(a);
+    p.backend.devices = a.devices();
 
     if (!p.run)
         p.run = run_directory::create(a.results);
     p.run->write_workload(p.work, supplied);
     keep_roofline_sidecar(p.work, *p.run);
-    p.run_info = json::object{{"tool", "warpsmith"},
-                              {"version", WARPSMITH_VERSION},
-                              {"command_line", command_line()},
-                              {"cwd", fs::current_path().string()},
-                              {"config",
-                               json::object{{"workload",
-                                             json::object{{"workload", a.workload},
-                                                          {"signature", a.signature},
-                                                          {"reference", a.reference},
-                                                          {"initial_kernel", a.initial_kernel},
-                                                          {"input_cases", a.input_cases},
-                                                          {"description", a.description}}},
-                                            {"provider", p.provider.to_json()},
-                                            {"search", p.search.to_json()},
-                                            {"evaluation",
-                                             json::object{{"gpus", a.gpus},
-                                                          {"worker", a.worker.worker},
-                                                          {"worker_cmd", a.worker.worker_cmd},
-                                                          {"compile_workers", a.compile_workers},
-                                                          {"in_process_compile", a.in_process_compile},
-                                                          {"launch_timeout_ms", a.launch_timeout_ms}}}}},
-                              {"sessions", json::array{}}};
-    if (p.llm)
-        p.run_info["config"].as_object()["llm"] = p.llm->to_json();
+    json::object config{{"workload",
+                         json::object{{"workload", a.workload},
+                                      {"signature", a.signature},
+                                      {"reference", a.reference},
+                                      {"initial_kernel", a.initial_kernel},
+                                      {"input_cases", a.input_cases},
+                                      {"description", a.description}}}};
+    p.provider.to_config(config);  // "provider", and "llm" or "tune"
+    config["search"] = p.search.to_json();
+    config["evaluation"] = a.evaluation_config();
+    p.run_info = new_run_info("", std::move(config));
     return p;
 }
 
-/// The interrupt hook the signal handler calls; set once the engine exists.
-struct interrupt_hook
+asio::awaitable<int> optimize_main(asio::io_context& ioc,
+                                   std::shared_ptr<optimize_plan> p,
+                                   bool json_progress,
+                                   graceful_interrupt* interrupt)
 {
-    std::function<void()> on_first;
-};
-
-asio::awaitable<int> optimize_main(asio::io_context& ioc, std::shared_ptr<optimize_args> args,
-                                   std::shared_ptr<prepared_run> p, std::shared_ptr<interrupt_hook> hook)
-{
-    steady_clock_source clock;
-    auto built = build_strategy(*p, ioc.get_executor());
-    auto& strat = built.strat;
+    auto built = make_strategy(p->provider, p->work, ioc.get_executor());
     executor_backend backend(ioc, p->backend);
-    const std::int64_t next_seq = p->resume ? p->resume->next_seq : 1;
-    journal_writer journal(p->run->journal_path(), next_seq);
-
-    const auto mode = args->json_progress ? progress_mode::json
-                      : ::isatty(STDERR_FILENO) ? progress_mode::tty
-                                                : progress_mode::plain;
-    progress_reporter progress(mode, mode == progress_mode::json ? stdout : stderr);
-    if (mode != progress_mode::json)
-        std::fprintf(stderr, "%s %s\n", p->resume ? "resuming" : "run", p->run->path().c_str());
-
-    search_engine engine(ioc, backend, *strat, clock, p->work, p->search, *p->run, journal, p->run_info, &progress);
-    hook->on_first = [&engine] { engine.request_stop("interrupted", true); };
-    search_result res;
-    std::exception_ptr error;
-    try
-    {
-        res = co_await engine.run(std::move(p->resume));
-    }
-    catch (...)
-    {
-        error = std::current_exception();
-    }
-    hook->on_first = nullptr;
-    progress.finish();
-    co_await backend.stop();
-    if (error)
-        std::rethrow_exception(error);
-    // How far the best is from the physical limit, with the ceilings measured at start.
-    if (auto roofline = best_roofline(p->work, backend.device_info(0), res.summary); !roofline.is_null())
-    {
-        res.summary["roofline"] = std::move(roofline);
+    session_hooks hooks;
+    hooks.title = "run";
+    hooks.complete_summary = [&](const search_engine&, json::object& summary) {
+        // How far the best is from the physical limit, with the ceilings measured at start.
+        if (auto roofline = best_roofline(p->work, backend.device_info(0), summary); !roofline.is_null())
+            summary["roofline"] = std::move(roofline);
+    };
+    hooks.final_table = [&](const json::object& summary) {
+        json::value history = nullptr;
         try
         {
-            p->run->write_json("summary.json", res.summary);
+            history = read_json_file(p->run->path() / "history.json");
         }
-        catch (const std::exception& e)
+        catch (const std::exception&)
         {
-            log_warn(std::string("cannot write summary.json: ") + e.what());
         }
-    }
-
-    report::write_run_report_noexcept(p->run->path());  // heatmap.svg/.png, report.html (docs/reports.md)
-    json::value history = nullptr;
-    try
-    {
-        history = read_json_file(p->run->path() / "history.json");
-    }
-    catch (const std::exception&)
-    {
-    }
-    if (mode == progress_mode::json)
-    {
-        json::object line{{"type", "summary"}, {"run", p->run->path().string()}, {"summary", res.summary}};
-        std::string s = json::serialize(line) + "\n";
-        std::fwrite(s.data(), 1, s.size(), stdout);
-    }
-    else
-    {
-        std::string s = final_table(res.summary, p->run->path(), history) +
-                        baseline_case_table(res.summary, p->work);
-        std::fwrite(s.data(), 1, s.size(), stdout);
-    }
-    std::fflush(stdout);
-    if (built.llm && built.llm->fatal_error())
-        throw user_error(*built.llm->fatal_error() + " (the run directory keeps what was done: " +
-                         p->run->path().string() + ")");
-    if (res.status == "failed")
-        throw std::runtime_error("the search failed: " + res.error + " (the journal is intact; --resume " +
-                                 p->run->path().string() + " continues)");
-    co_return res.exit_code;
+        return final_table(summary, p->run->path(), history) + baseline_case_table(summary, p->work);
+    };
+    const auto res = co_await run_session(ioc, *p, backend, *built.strat, json_progress, *interrupt, hooks);
+    if (built.fatal_error)
+        if (const auto fatal = built.fatal_error())
+            throw user_error(*fatal + " (the run directory keeps what was done: " + p->run->path().string() + ")");
+    co_return session_exit_code(res, *p->run, "search");
 }
 
 int run_optimize(std::shared_ptr<optimize_args> args)
 {
     if (!args->config.empty())
         apply_config(*args);
-    auto prepared = std::make_shared<prepared_run>(prepare(*args));
+    auto plan = std::make_shared<optimize_plan>(prepare(*args));
     if (!args->json_progress)
         std::fflush(stdout);
-
-    asio::io_context ioc;
-    asio::signal_set signals(ioc, SIGINT, SIGTERM);
-    auto hook = std::make_shared<interrupt_hook>();
-    bool interrupted = false;
-    std::function<void(const boost::system::error_code&, int)> on_signal;
-    on_signal = [&](const boost::system::error_code& ec, int) {
-        if (ec)
-            return;
-        if (interrupted)
-        {
-            // Every journal event is already on disk (one write(2) each): abort at once.
-            std::fputs("\nwarpsmith: aborted; the journal is intact (--resume continues)\n", stderr);
-            std::_Exit(130);
-        }
-        interrupted = true;
-        log_warn("interrupted: no more proposals; the GPU finishes its current evaluation, then the run is "
-                 "finalized. Ctrl-C again to abort at once.");
-        if (hook->on_first)
-            hook->on_first();
-        signals.async_wait(on_signal);
+    auto interrupt = search_interrupt("proposals");
+    const bool json_progress = args->json_progress;
+    auto body = [plan, json_progress, &interrupt](asio::io_context& ioc) {
+        return optimize_main(ioc, plan, json_progress, &interrupt);
     };
-    signals.async_wait(on_signal);
-
-    int code = 0;
-    std::exception_ptr error;
-    auto on_done = [&](std::exception_ptr e, int value) {
-        error = e;
-        code = value;
-        boost::system::error_code ignored;
-        signals.cancel(ignored);
-    };
-    asio::co_spawn(ioc, optimize_main(ioc, args, prepared, hook), on_done);
-    ioc.run();
-    if (error)
-        std::rethrow_exception(error);
-    if (interrupted && code == 0)
-        code = 130;
-    return code;
-}
-
-/// Number checks with plain messages ("--branches: must be at least 1, got 0").
-CLI::Validator number_check(double min, bool strict)
-{
-    auto check = [min, strict](std::string& text) -> std::string {
-        double x = 0;
-        try
-        {
-            std::size_t used = 0;
-            x = std::stod(text, &used);
-            if (used != text.size())
-                return "not a number: " + text;
-        }
-        catch (const std::exception&)
-        {
-            return "not a number: " + text;
-        }
-        if (strict ? x > min : x >= min)
-            return {};
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%g", min);
-        return std::string(strict ? "must be greater than " : "must be at least ") + buf + ", got " + text;
-    };
-    return CLI::Validator(check, "", "");
+    return run_async(body, &interrupt);
 }
 
 constexpr const char* optimize_footer = R"(Examples:
@@ -858,13 +601,24 @@ constexpr const char* optimize_footer = R"(Examples:
       --base-url http://127.0.0.1:8000/v1 --model qwen2.5-coder --strategy beam --branches 2
   # Re-run an earlier model run's answers at zero cost (deterministic):
   warpsmith optimize --workload results/run-003/workload --provider replay --replay-from results/run-003
+  # No model: anneal the workload's tunables for 60 candidates (warpsmith tune adds its cache):
+  warpsmith optimize --workload bench/workloads/sgemm --provider autotune --strategy anneal --max-candidates 60
 
-Providers: scripted, openai, openai-chat, replay (docs/agents.md); autotune is `warpsmith tune`.
+Providers: scripted, openai, openai-chat, replay (docs/agents.md), autotune (docs/autotune.md).
 Without any budget flag, --max-iterations 5 applies. Budgets stop the run at the first one reached;
 work in flight then gets --grace-seconds to finish. Ctrl-C: stop proposing, let the GPU finish the
 current evaluation, write the summary, exit 130; Ctrl-C again aborts at once (the journal is intact).
 Run directory: docs/run-directory.md. Engine and scripted provider: docs/engine.md.
 Exit codes: 0 finished (any budget), 1 the search failed, 2 bad input (flag, file, no GPU), 130 interrupted.)";
+
+/// --provider's help: every provider the registry knows.
+std::string provider_help()
+{
+    std::string names;
+    for (const auto& p : providers())
+        names += (names.empty() ? "" : ", ") + p.name;
+    return "Who proposes candidates: " + names + " (default scripted)";
+}
 
 }  // namespace
 
@@ -874,7 +628,6 @@ void add_optimize_command(CLI::App& app)
     const auto positive = number_check(0, true);
     const auto non_negative = number_check(0, false);
     CLI::App* cmd = app.add_subcommand("optimize", "Search for the fastest valid kernel of a workload");
-    a->cmd = cmd;
     const char* workload_group = "Workload";
     cmd->add_option("--workload", a->workload, "Workload directory or workload.json (docs/workload-format.md)")
         ->group(workload_group);
@@ -894,7 +647,11 @@ void add_optimize_command(CLI::App& app)
         ->group(workload_group);
 
     const char* search_group = "Search";
-    cmd->add_option("--provider", a->provider, "Who proposes candidates (default scripted)")->group(search_group);
+    cmd->add_option("--provider", a->provider, provider_help())->group(search_group);
+    cmd->add_option("--strategy", a->strategy,
+                    "Model providers: how branches pick parents, refine (default), beam or evolve. autotune: grid, "
+                    "random, local, anneal (default) or genetic")
+        ->group(search_group);
     cmd->add_option("--candidates", a->candidates, "Scripted provider: directory of .cu files (+ optional .json)")
         ->group(search_group);
     cmd->add_option("--scripted-latency-ms", a->scripted_latency_ms,
@@ -911,7 +668,7 @@ void add_optimize_command(CLI::App& app)
         ->check(number_check(1, false))
         ->group(search_group);
     cmd->add_option("--max-repairs", a->max_repairs,
-                    "Consecutive repair requests for a branch's invalid candidates (default 2)")
+                    "Consecutive repair requests for a branch's invalid candidates (default 2; autotune: 0)")
         ->check(non_negative)
         ->group(search_group);
     cmd->add_option("--seed", a->seed, "Seed for strategies and the hidden validation inputs (default random)")
@@ -933,42 +690,11 @@ void add_optimize_command(CLI::App& app)
         ->check(non_negative)
         ->group(budget_group);
 
-    const char* eval_group = "Evaluation";
-    cmd->add_option("--gpus", a->gpus, "GPUs to use: all (default) or a list like 0,2,3")->group(eval_group);
-    a->worker.add_to(*cmd);
-    for (const char* f : {"--worker", "--worker-cmd", "--worker-arg"})
-        cmd->get_option(f)->group(eval_group);
-    cmd->add_option("--compile-workers", a->compile_workers, "Compile worker processes (default: CPU threads)")
-        ->check(non_negative)
-        ->group(eval_group);
-    cmd->add_flag("--in-process-compile", a->in_process_compile,
-                  "Compile with NVRTC in this process instead of compile workers (small machines)")
-        ->group(eval_group);
-    cmd->add_option("--timing", a->timing, "cold (L2 scrubbed before each launch, default) or hot")
-        ->check(CLI::IsMember({"cold", "hot"}))
-        ->group(eval_group);
-    cmd->add_option("--warmup", a->warmup, "Warm-up launches per case (default 10)")
-        ->check(non_negative)
-        ->group(eval_group);
-    cmd->add_option("--iterations", a->iterations, "Measured launches per case (default 100)")
-        ->check(positive)
-        ->group(eval_group);
-    cmd->add_option("--launch-timeout-ms", a->launch_timeout_ms, "A launch running longer is a hang (default 10000)")
-        ->check(positive)
-        ->group(eval_group);
-    cmd->add_option("--confirm-top", a->confirm_top,
-                    "Candidates re-timed interleaved with the initial kernel and reference at the end (default 3)")
-        ->check(non_negative)
-        ->group(eval_group);
-    cmd->add_flag("--no-measure", a->no_measure,
-                  "Do not measure copy bandwidth and FP32 rate at start (the roofline then uses datasheet figures)")
-        ->group(eval_group);
-
+    a->add_evaluation_flags(*cmd, "Evaluation",
+                            "Candidates re-timed interleaved with the initial kernel and reference at the end "
+                            "(default 3)");
     const char* out_group = "Output";
-    cmd->add_option("--results", a->results, "Where run-NNN directories go (default results)")->group(out_group);
-    cmd->add_option("--resume", a->resume, "Continue results/run-NNN from its journal")->group(out_group);
-    cmd->add_flag("--json-progress", a->json_progress, "Machine-readable progress events on stdout (JSON lines)")
-        ->group(out_group);
+    a->add_output_flags(*cmd, out_group);
     cmd->add_option("--config", a->config, "JSON file mirroring these flags (\"max-iterations\": 7, ...)")
         ->group(out_group);
     cmd->footer(optimize_footer);

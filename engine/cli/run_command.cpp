@@ -4,6 +4,7 @@
 #include "engine/cli/commands.hpp"
 #include "engine/cli/eval_session.hpp"
 #include "engine/cli/replay_request.hpp"
+#include "engine/run/run_directory.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
 

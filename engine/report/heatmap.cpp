@@ -85,40 +85,6 @@ std::string format_speedup(double s)
     return s >= 9.995 ? fmt("%.1fx", s) : fmt("%.2fx", s);
 }
 
-std::string xml_escape(std::string_view s)
-{
-    std::string out;
-    out.reserve(s.size());
-    for (char ch : s)
-    {
-        switch (ch)
-        {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&#39;";
-                break;
-            default:
-                // Control characters other than tab and newline are not allowed in XML 1.0.
-                if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t')
-                    out += ' ';
-                else
-                    out += ch;
-        }
-    }
-    return out;
-}
-
 heatmap_model build_heatmap(const run_view& v)
 {
     heatmap_model m;

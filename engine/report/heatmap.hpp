@@ -11,6 +11,7 @@
 // rationale; per cell: times and speedup) and classes a reader can select on
 // (`row valid|invalid|pending|baseline`, `best`, data-id, data-failure).
 
+#include "engine/report/markup_escape.hpp"
 #include "engine/report/raster_image.hpp"
 #include "engine/report/run_view.hpp"
 
@@ -96,7 +97,5 @@ std::string render_heatmap_png(const heatmap_model& m, int scale = 2);
 
 /// "2.13x", "12.4x", "0.48x".
 std::string format_speedup(double s);
-/// XML/HTML text and attribute escaping (& < > " ').
-std::string xml_escape(std::string_view s);
 
 }  // namespace warpsmith::report

@@ -16,36 +16,6 @@ namespace warpsmith::report
 
 namespace json = boost::json;
 
-std::string html_escape(std::string_view s)
-{
-    std::string out;
-    out.reserve(s.size() + s.size() / 8);
-    for (char ch : s)
-    {
-        switch (ch)
-        {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&#39;";
-                break;
-            default:
-                out += ch;
-        }
-    }
-    return out;
-}
-
 namespace
 {
 

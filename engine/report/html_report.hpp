@@ -18,6 +18,7 @@
 //                  speedup, registers, spills, shared memory, rationale
 //   source         the best kernel's source and launch plan (HTML-escaped)
 
+#include "engine/report/markup_escape.hpp"
 #include "engine/report/run_view.hpp"
 
 #include <string>
@@ -25,9 +26,6 @@
 
 namespace warpsmith::report
 {
-
-/// Escapes & < > " ' for HTML text and attribute values.
-std::string html_escape(std::string_view s);
 
 /// The page. heatmap_svg is inlined as is (render_heatmap_svg's output, best drawn with
 /// heatmap_display_scale). generated_at is shown in the footer (a timestamp; empty leaves it out,

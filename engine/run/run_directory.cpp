@@ -15,25 +15,19 @@ namespace json = boost::json;
 
 namespace {
 
-int run_number(const std::string& name)
+/// The number of a "<stem>NNN" directory name (stem = "run-"), or -1 for any other name.
+int dir_number(const std::string& name, const std::string& stem)
 {
-    if (name.size() < 5 || name.compare(0, 4, "run-") != 0)
+    if (name.size() <= stem.size() || name.compare(0, stem.size(), stem) != 0)
         return -1;
     int n = 0;
-    for (char ch : name.substr(4))
+    for (char ch : name.substr(stem.size()))
     {
         if (ch < '0' || ch > '9' || n > 10000000)
             return -1;
         n = n * 10 + (ch - '0');
     }
     return n;
-}
-
-std::string run_name(int n)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "run-%03d", n);
-    return buf;
 }
 
 // Candidate files are written with temporary file + rename but without fsync: they sit on the search
@@ -106,32 +100,46 @@ json::object replay_request_json(const workload& w,
                         {"workload", w.to_json()}};
 }
 
-run_directory run_directory::create(const fs::path& results_dir)
+void ensure_dir(const fs::path& dir)
 {
-    make_dir(results_dir);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir))
+        throw user_error("cannot create directory " + dir.string() + (ec ? ": " + ec.message() : ""));
+}
+
+fs::path claim_numbered_dir(const fs::path& parent, std::string_view prefix)
+{
+    ensure_dir(parent);
+    const std::string stem = std::string(prefix) + "-";
     int next = 1;
     std::error_code ec;
-    for (fs::directory_iterator it(results_dir, ec), end; !ec && it != end; it.increment(ec))
-        next = std::max(next, run_number(it->path().filename().string()) + 1);
+    for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec))
+        next = std::max(next, dir_number(it->path().filename().string(), stem) + 1);
     if (ec)
-        throw user_error("cannot read directory " + results_dir.string() + ": " + ec.message());
+        throw user_error("cannot read directory " + parent.string() + ": " + ec.message());
     // mkdir either creates the directory or fails with EEXIST: a concurrent warpsmith that took the
     // same number makes us move on to the next one.
     for (int attempt = 0; attempt < 1000; ++attempt, ++next)
     {
-        const auto p = results_dir / run_name(next);
+        char number[16];
+        std::snprintf(number, sizeof number, "%03d", next);
+        const auto p = parent / (stem + number);
         if (::mkdir(p.c_str(), 0755) == 0)
-        {
-            run_directory rd(p);
-            make_dir(p / "candidates");
-            make_dir(p / "workload");
-            make_dir(p / "llm");
-            return rd;
-        }
+            return p;
         if (errno != EEXIST)
-            throw user_error("cannot create run directory " + p.string() + ": " + std::strerror(errno));
+            throw user_error("cannot create directory " + p.string() + ": " + std::strerror(errno));
     }
-    throw user_error("cannot find a free run number in " + results_dir.string());
+    throw user_error("cannot find a free " + stem + "NNN directory in " + parent.string());
+}
+
+run_directory run_directory::create(const fs::path& results_dir)
+{
+    run_directory rd(claim_numbered_dir(results_dir, "run"));
+    make_dir(rd.path_ / "candidates");
+    make_dir(rd.path_ / "workload");
+    make_dir(rd.path_ / "llm");
+    return rd;
 }
 
 run_directory run_directory::open(const fs::path& path)

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace warpsmith {
 
@@ -30,13 +31,22 @@ boost::json::object replay_request_json(const workload& w,
 /// Case names made safe as file names: every byte outside [A-Za-z0-9._-] becomes '_'.
 std::string file_name_for_case(std::string_view case_name);
 
+/// Creates dir (and its parents) when missing; user_error naming it when that fails or it is not a
+/// directory.
+void ensure_dir(const std::filesystem::path& dir);
+
+/// Claims parent/<prefix>-NNN (three digits or more, one past the highest existing number) with
+/// mkdir, creating parent first: results/run-001 for runs, results/eval-001 and results/replay-001
+/// for the eval and run commands. mkdir is the claim, so two warpsmith processes never share one.
+/// Throws user_error naming the directory when it cannot be read or created.
+std::filesystem::path claim_numbered_dir(const std::filesystem::path& parent, std::string_view prefix);
+
 class run_directory
 {
 public:
-    /// Claims the next free results_dir/run-NNN (three digits or more, one past the highest
-    /// existing number). mkdir is the claim, so two warpsmith processes never share a run.
-    /// Creates results_dir, then candidates/, workload/ and llm/ inside the run. Throws user_error
-    /// naming the directory when it cannot be created or written.
+    /// Claims the next free results_dir/run-NNN (claim_numbered_dir), then creates candidates/,
+    /// workload/ and llm/ inside it. Throws user_error naming the directory when it cannot be
+    /// created or written.
     static run_directory create(const std::filesystem::path& results_dir);
 
     /// Opens an existing run for --resume; user_error when path holds no run.json and journal.jsonl.

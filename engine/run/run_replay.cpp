@@ -1,6 +1,7 @@
 #include "engine/run/run_replay.hpp"
 
 #include "harness/core/error.hpp"
+#include "harness/core/json_number.hpp"
 
 namespace warpsmith {
 
@@ -16,16 +17,7 @@ std::string string_field(const json::object& ev, std::string_view key)
 
 double number_field(const json::object& ev, std::string_view key)
 {
-    const auto* v = ev.if_contains(key);
-    if (!v)
-        return 0;
-    if (v->is_double())
-        return v->get_double();
-    if (v->is_int64())
-        return static_cast<double>(v->get_int64());
-    if (v->is_uint64())
-        return static_cast<double>(v->get_uint64());
-    return 0;
+    return json_number(ev, key).value_or(0);
 }
 
 }  // namespace
@@ -106,6 +98,13 @@ void run_replay::apply(const json::object& ev)
         u.reasoning = static_cast<std::int64_t>(number_field(ev, "reasoning"));
         u.cost_usd = number_field(ev, "cost_usd");
         state_.usage += u;
+    }
+    else if (type == "vendor_baseline")
+    {
+        const auto* key = ev.if_contains("key");
+        const auto* available = ev.if_contains("available");
+        if (key && key->is_string() && available && available->is_bool() && available->get_bool())
+            state_.vendor_baselines[std::string(key->get_string())] = ev;
     }
     else if (type == "stop_requested")
     {

@@ -5,8 +5,8 @@
 // at a time; it never touches files, so its rules are unit-tested on event lists.
 //
 // What it rebuilds: every candidate (proposed, compiled, evaluated), the order in which they
-// finished, the last finished iteration, token usage, the next journal sequence number and next
-// candidate number. A candidate proposed but not evaluated is pending: resume evaluates it
+// finished, the last finished iteration, token usage, the vendor baselines already timed, the next
+// journal sequence number and next candidate number. A candidate proposed but not evaluated is pending: resume evaluates it
 // (it is never proposed again and never lost); an evaluated one is never evaluated again.
 
 #include "agents/strategy.hpp"
@@ -32,6 +32,10 @@ struct replayed_run
     int starts = 0;                                    ///< `run_started` events (1 + resumes).
     bool finished = false;                             ///< A `run_finished` event was seen last.
     std::vector<std::string> stop_reasons;             ///< Every `stop_requested` reason, in order.
+    /// Vendor baselines timed in earlier sessions: the `vendor_baseline` events with
+    /// `available: true`, by key (the last one of a key wins). They are timed once per run, so a
+    /// resume keeps them; one that could not be timed is asked for again.
+    std::map<std::string, boost::json::object> vendor_baselines;
 
     /// Ids proposed but not evaluated, in proposal order.
     std::vector<std::string> pending_ids() const;

@@ -1,6 +1,7 @@
 #include "engine/search/progress.hpp"
 
 #include "engine/search/budget.hpp"
+#include "harness/core/json_number.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -34,14 +35,7 @@ std::string str(const json::object& o, std::string_view key)
 
 double num(const json::object& o, std::string_view key)
 {
-    const auto* v = o.if_contains(key);
-    if (!v)
-        return 0;
-    if (v->is_double())
-        return v->get_double();
-    if (v->is_int64())
-        return static_cast<double>(v->get_int64());
-    return 0;
+    return json_number(o, key).value_or(0);
 }
 
 std::string tokens_text(std::int64_t t)
@@ -130,6 +124,28 @@ std::string describe_event(const json::object& ev)
         const auto* valid = ev.if_contains("valid");
         return str(ev, "key") + " on GPU " + str(ev, "gpu") + ": " +
                (valid && valid->is_bool() && valid->get_bool() ? fmt("%.2f us", num(ev, "score_us")) : "invalid");
+    }
+    if (type == "vendor_baseline")
+    {
+        // A vendor library's time on the same GPU as the reference (docs/engine.md, "Vendor
+        // baselines"), or why it could not be timed.
+        std::string s = str(ev, "key") + " on GPU " + str(ev, "gpu") + ": ";
+        const auto* available = ev.if_contains("available");
+        if (available && available->is_bool() && available->get_bool())
+        {
+            const auto score = json_number(ev, "score_us");
+            s += score ? fmt("%.2f us", *score) : std::string("no timed case");
+            if (const auto* wt = ev.if_contains("within_tolerance"); wt && wt->is_bool() && !wt->get_bool())
+                s += " (outside the workload's tolerance)";
+            return s;
+        }
+        std::string kind, message;
+        if (const auto* e = ev.if_contains("error"); e && e->is_object())
+        {
+            kind = str(e->get_object(), "kind");
+            message = str(e->get_object(), "message");
+        }
+        return s + "not timed (" + kind + (message.empty() ? "" : ": " + message) + ")";
     }
     return {};
 }

@@ -1,5 +1,6 @@
 #include "engine/search/scoring.hpp"
 
+#include "harness/core/json_number.hpp"
 #include "harness/timing/timing_stats.hpp"
 
 #include <algorithm>
@@ -11,52 +12,12 @@ namespace json = boost::json;
 
 namespace {
 
-std::optional<double> number(const json::value* v)
-{
-    if (!v)
-        return std::nullopt;
-    if (v->is_double())
-        return v->get_double();
-    if (v->is_int64())
-        return static_cast<double>(v->get_int64());
-    if (v->is_uint64())
-        return static_cast<double>(v->get_uint64());
-    return std::nullopt;
-}
-
 bool positive_finite(double x)
 {
     return std::isfinite(x) && x > 0;
 }
 
 }  // namespace
-
-case_medians performance_medians(const json::value& result)
-{
-    case_medians out;
-    const auto* obj = result.if_object();
-    if (!obj)
-        return out;
-    const auto* cases = obj->if_contains("cases");
-    if (!cases || !cases->is_array())
-        return out;
-    for (const auto& c : cases->get_array())
-    {
-        const auto* co = c.if_object();
-        if (!co)
-            continue;
-        const auto* role = co->if_contains("role");
-        const auto* name = co->if_contains("name");
-        const auto* timing = co->if_contains("timing");
-        if (!name || !name->is_string() || !timing || !timing->is_object())
-            continue;
-        if (role && role->is_string() && role->get_string() != "performance")
-            continue;
-        if (auto m = number(timing->get_object().if_contains("median_us")); m && positive_finite(*m))
-            out[std::string(name->get_string())] = *m;
-    }
-    return out;
-}
 
 std::optional<double> score_of(const case_medians& medians)
 {
@@ -124,7 +85,7 @@ confirmation_decision decide_confirmation(const json::object& response, const st
             return m;
         for (const auto& kv : e->get_object())
             if (kv.value().is_object())
-                if (auto x = number(kv.value().get_object().if_contains("median_us")); x && positive_finite(*x))
+                if (auto x = json_number(kv.value().get_object(), "median_us"); x && positive_finite(*x))
                     m[std::string(kv.key())] = *x;
         return m;
     };

@@ -13,6 +13,7 @@
 //    GPU; the winner is the fastest of those candidates and the initial kernel on those numbers.
 
 #include "agents/strategy.hpp"
+#include "harness/timing/result_medians.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -26,8 +27,8 @@ namespace warpsmith {
 
 using case_medians = std::map<std::string, double>;
 
-/// The median of every timed performance case of a worker evaluation result.
-case_medians performance_medians(const boost::json::value& result);
+// performance_medians(result), the medians a score is computed from, is in
+// harness/timing/result_medians.hpp.
 
 /// Geometric mean of the medians; nullopt when there is none.
 std::optional<double> score_of(const case_medians& medians);

@@ -83,18 +83,6 @@ bool result_valid(const json::value& result)
     return s && s->is_string() && s->get_string() == "valid";
 }
 
-compile_request request_for(const candidate& c, const std::string& name, const std::string& arch)
-{
-    compile_request r;
-    r.source = c.source;
-    r.entry = c.entry;
-    r.options = c.options;
-    for (auto& d : define_options(c.defines))
-        r.options.push_back(std::move(d));
-    r.arch = arch;
-    r.name = name + ".cu";
-    return r;
-}
 
 }  // namespace
 
@@ -399,7 +387,7 @@ struct search_engine::impl : strategy_services
         const int n = backend_.gpu_count();
         ref_.assign(n, baseline{});
         init_.assign(n, baseline{});
-        auto ref_req = request_for(candidate::from_kernel(work_.reference), "reference", arch_);
+        auto ref_req = compile_request_for(candidate::from_kernel(work_.reference), arch_);
         auto ref_out = co_await backend_.compile(std::move(ref_req));
         if (!ref_out.compiled)
             throw user_error("the reference kernel does not compile: " + ref_out.error);
@@ -408,7 +396,7 @@ struct search_engine::impl : strategy_services
         if (work_.initial)
         {
             init_cand = candidate::from_kernel(*work_.initial);
-            auto init_req = request_for(*init_cand, "initial", arch_);
+            auto init_req = compile_request_for(*init_cand, arch_);
             auto init_out = co_await backend_.compile(std::move(init_req));
             if (init_out.compiled)
                 init_cubin = std::move(init_out.cubin);
@@ -446,21 +434,6 @@ struct search_engine::impl : strategy_services
     static std::string vendor_key(const baseline_spec& spec, std::string_view math)
     {
         return math == "fp32" ? spec.name : spec.name + "_" + std::string(math);
-    }
-
-    /// Vendor baselines already measured in an earlier session of this run (journal
-    /// "vendor_baseline" events): each is timed once per run, so a resume keeps them.
-    void restore_vendor_baselines()
-    {
-        for (auto& ev : read_journal(journal_.path()).events)
-        {
-            const auto* type = ev.if_contains("event");
-            const auto* key = ev.if_contains("key");
-            const auto* available = ev.if_contains("available");
-            if (type && *type == "vendor_baseline" && key && key->is_string() && available && available->is_bool() &&
-                available->get_bool())
-                vendor_[std::string(key->get_string())] = std::move(ev);
-        }
     }
 
     /// Every baseline the workload declares, in FP32 and TF32, on GPU 0 (where the reference that
@@ -672,7 +645,7 @@ struct search_engine::impl : strategy_services
             co_return false;
         sched_.set_stage(branch, branch_stage::compiling);
         notify_progress();
-        auto req = request_for(records_[idx].ec.cand, records_[idx].id(), arch_);
+        auto req = compile_request_for(records_[idx].ec.cand, arch_);
         auto out = co_await backend_.compile(std::move(req));
         std::string cubin = std::move(out.cubin);
         out.cubin.clear();
@@ -971,7 +944,7 @@ struct search_engine::impl : strategy_services
         };
         // Compiles hit the compile cache: these exact sources were compiled during the search.
         auto ref_cand = candidate::from_kernel(work_.reference);
-        auto ref_out = co_await backend_.compile(request_for(ref_cand, "reference", arch_));
+        auto ref_out = co_await backend_.compile(compile_request_for(ref_cand, arch_));
         if (!ref_out.compiled)
         {
             confirmation_ = json::object{{"skipped", "the reference did not compile again"}};
@@ -981,14 +954,14 @@ struct search_engine::impl : strategy_services
         if (work_.initial && init_[gpu].valid)
         {
             auto init_cand = candidate::from_kernel(*work_.initial);
-            auto init_out = co_await backend_.compile(request_for(init_cand, "initial", arch_));
+            auto init_out = co_await backend_.compile(compile_request_for(init_cand, arch_));
             if (init_out.compiled)
                 add("initial", init_cand, init_out.cubin, true, init_[gpu].score);
         }
         for (const auto& id : top)
         {
             const auto& rec = records_[by_id_.at(id)];
-            auto out = co_await backend_.compile(request_for(rec.ec.cand, id, arch_));
+            auto out = co_await backend_.compile(compile_request_for(rec.ec.cand, arch_));
             if (out.compiled)
             {
                 // The search score to compare with is the one on the confirmation GPU's terms.
@@ -1276,8 +1249,9 @@ struct search_engine::impl : strategy_services
         }
         run_.write_json("run.json", run_json("running"));
         co_await evaluate_baselines();
+        // Vendor baselines are timed once per run: a resume keeps those an earlier session timed.
         if (resume)
-            restore_vendor_baselines();
+            vendor_ = resume->vendor_baselines;
         co_await evaluate_vendor_baselines();
 
         if (resume)

@@ -1,5 +1,7 @@
 #include "engine/search/simulated_backend.hpp"
 
+#include "harness/core/digest.hpp"
+
 #include "harness/core/error.hpp"
 
 #include <boost/json/array.hpp>
@@ -145,7 +147,7 @@ asio::awaitable<compile_output> simulated_backend::compile(compile_request reque
         --compiles_in_flight_;
         throw;
     }
-    record("compile_start", request.name, worker);
+    record("compile_start", compile_label(request.source), worker);
     const auto latency = marker_ms(request.source, "compile_ms", opts_.compile_latency);
     try
     {
@@ -160,12 +162,12 @@ asio::awaitable<compile_output> simulated_backend::compile(compile_request reque
     compile_slots_.release(worker);
     --compiles_in_flight_;
     ++compiles_;
-    record("compile_end", request.name, worker);
+    record("compile_end", compile_label(request.source), worker);
 
     compile_output out;
     out.arch = request.arch;
     out.compile_ms = std::chrono::duration<double, std::milli>(latency).count();
-    out.key = "sim-" + request.name;
+    out.key = "sim-" + compile_label(request.source);
     if (fake_marker(request.source, "compile_error"))
     {
         out.error = "fake compile error";
@@ -393,6 +395,11 @@ asio::awaitable<json::object> simulated_backend::time_interleaved(
         timings[key] = std::move(per_case);
     }
     co_return json::object{{"timings", std::move(timings)}};
+}
+
+std::string simulated_backend::compile_label(const std::string& source)
+{
+    return "src-" + sha256_hex(source).substr(0, 12);
 }
 
 }  // namespace warpsmith

@@ -82,6 +82,9 @@ public:
     int compiles_in_flight() const override { return compiles_in_flight_; }
 
     const std::vector<sim_event>& events() const { return events_; }
+    /// The name compile events carry: every candidate compiles as "kernel.cu" (one cache key per
+    /// candidate, whoever compiles it), so events name the source by its digest instead.
+    static std::string compile_label(const std::string& source);
     int evaluations() const { return evaluations_; }
     int compiles() const { return compiles_; }
     /// baseline() calls so far, as "name/math" in order.

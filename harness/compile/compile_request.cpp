@@ -1,5 +1,6 @@
 #include "harness/compile/compile_request.hpp"
 
+#include "harness/compile/compile_options.hpp"
 #include "harness/core/digest.hpp"
 #include "harness/core/error.hpp"
 
@@ -197,6 +198,19 @@ compile_output compile_output::from_json(const json::value& v)
     if (out.compiled && out.cubin.empty())
         throw user_error(std::string(what) + ": 'compiled' is true but 'cubin_b64' is empty");
     return out;
+}
+
+compile_request compile_request_for(const candidate& c, const std::string& arch)
+{
+    compile_request r;
+    r.source = c.source;
+    r.entry = c.entry;
+    r.options = c.options;
+    for (auto& d : define_options(c.defines))
+        r.options.push_back(std::move(d));
+    r.arch = arch;
+    r.name = "kernel.cu";
+    return r;
 }
 
 }  // namespace warpsmith

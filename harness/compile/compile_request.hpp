@@ -3,6 +3,8 @@
 // What the compile layer takes and gives back (SPEC §3 "Compile"). A failed compile is a value
 // (compile_output::compiled == false with its log), never an exception.
 
+#include "harness/workload/candidate.hpp"
+
 #include <boost/json/value.hpp>
 
 #include <map>
@@ -55,5 +57,10 @@ struct compile_output
     boost::json::value to_json() const;
     static compile_output from_json(const boost::json::value& v);
 };
+
+/// The compile request for a candidate: its source and entry, its options followed by its defines
+/// as -D options, for one architecture. The file name is always "kernel.cu", so that one candidate
+/// has one cache key whoever compiles it (the engine, the autotuner's pruning pass, eval, a tool call).
+compile_request compile_request_for(const candidate& c, const std::string& arch);
 
 }  // namespace warpsmith

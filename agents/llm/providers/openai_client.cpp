@@ -1,5 +1,6 @@
 #include "agents/llm/providers/openai_client.hpp"
 
+#include "agents/llm/protocol_error.hpp"
 #include "agents/llm/provider_errors.hpp"
 #include "agents/llm/responses_mapping.hpp"
 #include "harness/core/error.hpp"
@@ -151,12 +152,7 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
                     // The server ignored "stream": true and sent one JSON document.
                     if (!trace.t_first_byte)
                         trace.t_first_byte = clock_type::now();
-                    boost::system::error_code ec;
-                    auto v = json::parse(hresp.body, ec);
-                    if (ec)
-                        throw std::system_error(make_error_code(errc::llm_protocol),
-                                                "the answer of " + trace.url + " is not JSON: " +
-                                                    http::one_line_excerpt(hresp.body, 200));
+                    auto v = parse_wire_json(hresp.body, "the answer of " + trace.url + " is not JSON");
                     trace.response_body = v;
                     resp = responses ? parse_responses_body(v) : parse_chat_body(v);
                 }
@@ -179,9 +175,8 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
                 if (ec)
                 {
                     trace.response_body = json::value(text);
-                    throw std::system_error(make_error_code(errc::llm_protocol),
-                                            "the answer of " + trace.url + " is not JSON (" + ec.message() +
-                                                "): " + http::one_line_excerpt(text, 200));
+                    throw_protocol_error("the answer of " + trace.url + " is not JSON (" + ec.message() +
+                                         "): " + http::one_line_excerpt(text, 200));
                 }
                 trace.response_body = v;
                 resp = responses ? parse_responses_body(v) : parse_chat_body(v);

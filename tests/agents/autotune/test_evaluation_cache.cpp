@@ -63,6 +63,16 @@ BOOST_AUTO_TEST_CASE(keys_depend_on_what_changes_a_result)
     evaluation_cache same(w2, test::h200_device(), cold_timing(), dir.path());
     BOOST_TEST(same.key(c) == k);
     BOOST_TEST(same.file() == cache.file());
+    // Nor can the vendor baselines and the roofline it is compared with.
+    auto w4 = w;
+    w4.baselines.push_back(
+        baseline_spec{"cublas", "cublas_sgemm", expression::parse("n"), expression::constant(1),
+                      expression::constant(1), "x", "x", "y"});
+    w4.roofline = roofline_work{expression::parse("8*n"), expression::parse("n"), "one read, one write"};
+    BOOST_TEST(workload_identity(w4) == workload_identity(w));
+    evaluation_cache compared(w4, test::h200_device(), cold_timing(), dir.path());
+    BOOST_TEST(compared.key(c) == k);
+    BOOST_TEST(compared.file() == cache.file());
     // The tolerance can.
     auto w3 = w;
     w3.tol.atol = 1e-2;

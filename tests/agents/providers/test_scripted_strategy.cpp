@@ -1,6 +1,6 @@
 // The scripted provider: file order, sidecars and their defaults, bad sidecars, simulated latency on
 // a virtual clock (a cancelled proposal consumes nothing), repair, exhaustion, resume; and the
-// --provider registry.
+// --provider registry: every provider built from its name, one-line refusals, run.json round trips.
 
 #include "agents/providers/provider_registry.hpp"
 #include "agents/providers/scripted_strategy.hpp"
@@ -168,30 +168,153 @@ BOOST_FIXTURE_TEST_CASE(restore_marks_recorded_files_used, scripted_fixture)
     BOOST_TEST(!propose(s).has_value());
 }
 
-BOOST_FIXTURE_TEST_CASE(registry_builds_scripted_and_refuses_the_rest, scripted_fixture)
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(provider_registry_suite)
+
+namespace {
+
+std::string error_of(const provider_options& o, const workload& w)
+{
+    asio::io_context ioc;
+    try
+    {
+        make_strategy(o, w, ioc.get_executor());
+    }
+    catch (const user_error& e)
+    {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+workload tunable_workload()
+{
+    return workload::load(source_dir() / "tests/agents/autotune/data/vscale");
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_CASE(every_provider_is_built_from_its_name, scripted_fixture)
 {
     file("a.cu", kernel_with({}));
     provider_options o;
     o.name = "scripted";
-    BOOST_CHECK_THROW(make_strategy(o, work), user_error);  // needs --candidates
+    BOOST_TEST(error_of(o, work).find("--provider scripted needs --candidates DIR") != std::string::npos);
     o.candidates_dir = dir;
-    BOOST_TEST(make_strategy(o, work)->name() == "scripted");
-    o.name = "openai";
-    try
-    {
-        make_strategy(o, work);
-        BOOST_FAIL("expected user_error");
-    }
-    catch (const user_error& e)
-    {
-        BOOST_TEST(std::string(e.what()).find("not available in this build") != std::string::npos);
-    }
+    auto scripted = make_strategy(o, work, ioc.get_executor());
+    BOOST_TEST(scripted.strat->name() == "scripted");
+    BOOST_TEST(!scripted.fatal_error);
+
+    // A model provider: a client and an LLM strategy (refine unless --strategy says otherwise).
+    provider_options chat;
+    chat.name = "openai-chat";
+    chat.llm.base_url = "http://127.0.0.1:9/v1";
+    chat.llm.model = "local-model";
+    auto refine = make_strategy(chat, work, ioc.get_executor());
+    BOOST_TEST(refine.strat->name() == "refine");
+    BOOST_REQUIRE(refine.fatal_error);
+    BOOST_TEST(!refine.fatal_error().has_value());
+    chat.strategy = "evolve";
+    BOOST_TEST(make_strategy(chat, work, ioc.get_executor()).strat->name() == "evolve");
+
+    // autotune: the optimizer named by --strategy (anneal by default) over the tunables.
+    const auto tunable = tunable_workload();
+    provider_options tune;
+    tune.name = "autotune";
+    BOOST_TEST(make_strategy(tune, tunable, ioc.get_executor()).strat->name() == "autotune-anneal");
+    tune.strategy = "grid";
+    BOOST_TEST(make_strategy(tune, tunable, ioc.get_executor()).strat->name() == "autotune-grid");
+}
+
+BOOST_FIXTURE_TEST_CASE(what_a_provider_cannot_take_is_one_line, scripted_fixture)
+{
+    provider_options o;
     o.name = "nonsense";
-    BOOST_CHECK_THROW(make_strategy(o, work), user_error);
-    bool scripted_available = false;
+    BOOST_TEST(error_of(o, work) ==
+               "--provider nonsense: unknown provider (known: scripted, openai, openai-chat, replay, autotune)");
+    o.name = "scripted";
+    o.candidates_dir = dir;
+    o.strategy = "anneal";
+    BOOST_TEST(error_of(o, work) ==
+               "--strategy is an option of the model providers and of autotune, not of --provider scripted");
+    o.name = "openai-chat";
+    o.strategy = "greedy";
+    o.llm.base_url = "http://127.0.0.1:9/v1";
+    o.llm.model = "m";
+    BOOST_TEST(error_of(o, work).find("--strategy greedy: unknown strategy (refine, beam, evolve)") !=
+               std::string::npos);
+    o.name = "replay";
+    o.strategy.clear();
+    BOOST_TEST(error_of(o, work).find("--provider replay needs --replay-from RUN") != std::string::npos);
+    o.name = "autotune";
+    BOOST_TEST(error_of(o, work).find("has no tunables") != std::string::npos);
+    o.strategy = "hill-climb";
+    BOOST_TEST(error_of(o, tunable_workload()).find("unknown autotune strategy 'hill-climb'") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(providers_lists_every_name_with_its_strategies)
+{
+    std::vector<std::string> names;
     for (const auto& p : providers())
-        scripted_available = scripted_available || (p.name == "scripted" && p.available);
-    BOOST_TEST(scripted_available);
+        names.push_back(p.name);
+    BOOST_TEST(names == (std::vector<std::string>{"scripted", "openai", "openai-chat", "replay", "autotune"}));
+    for (const auto& p : providers())
+    {
+        if (p.name == "scripted")
+            BOOST_TEST(p.strategies.empty());
+        else if (p.name == "autotune")
+        {
+            BOOST_TEST(p.default_strategy == "anneal");
+            BOOST_TEST(p.strategies.size() == 5u);
+        }
+        else
+        {
+            BOOST_TEST(p.default_strategy == "refine");
+            BOOST_TEST(p.strategies == (std::vector<std::string>{"refine", "beam", "evolve"}));
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(run_json_keeps_what_resume_needs)
+{
+    provider_options tune;
+    tune.name = "autotune";
+    tune.seed = 7;
+    tune.strategy = "genetic";
+    tune.tune.optimizer.expected_evaluations = 40;
+    boost::json::object config;
+    tune.to_config(config);
+    BOOST_TEST(config.at("provider").at("name").as_string() == "autotune");
+    BOOST_TEST(config.at("tune").at("strategy").as_string() == "genetic");
+    const auto back = provider_options::from_config(config, "run.json");
+    BOOST_TEST(back.tune_options().strategy == "genetic");
+    BOOST_TEST(back.tune_options().optimizer.seed == 7u);
+    BOOST_TEST(back.tune_options().optimizer.expected_evaluations == 40u);
+
+    provider_options chat;
+    chat.name = "openai-chat";
+    chat.seed = 3;
+    chat.strategy = "beam";
+    chat.llm.model = "m";
+    config = {};
+    chat.to_config(config);
+    BOOST_TEST(config.at("llm").at("strategy").as_string() == "beam");
+    const auto chat_back = provider_options::from_config(config, "run.json");
+    BOOST_TEST(chat_back.model_options().strategy == "beam");
+    BOOST_TEST(chat_back.model_options().provider == "openai-chat");
+    BOOST_TEST(chat_back.model_options().model == "m");
+
+    provider_options scripted;
+    scripted.candidates_dir = "/tmp/cands";
+    config = {};
+    scripted.to_config(config);
+    BOOST_TEST(!config.contains("llm"));
+    BOOST_TEST(!config.contains("tune"));
+    BOOST_TEST(*provider_options::from_config(config, "run.json").candidates_dir == "/tmp/cands");
+
+    config.erase("provider");
+    BOOST_CHECK_THROW(provider_options::from_config(config, "run.json"), user_error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

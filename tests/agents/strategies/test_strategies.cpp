@@ -563,11 +563,24 @@ BOOST_AUTO_TEST_CASE(flag_checks_name_the_problem)
     fails({"--model", "x"}, "scripted", "--model is an option of the model providers");
     fails({}, "openai-chat", "--provider openai-chat needs --base-url");
     fails({"--base-url", "http://127.0.0.1:8000/v1"}, "openai-chat", "needs --model");
-    fails({"--strategy", "greedy"}, "openai", "--strategy greedy: unknown strategy (refine, beam, evolve)");
     fails({"--reasoning-effort", "max"}, "openai", "--reasoning-effort max");
     fails({"--structured-output", "xml"}, "openai", "--structured-output xml");
     fails({}, "replay", "--provider replay needs --replay-from RUN");
     fails({"--replay-from", "results/run-001"}, "openai", "--replay-from is an option of --provider replay");
+
+    // --strategy belongs to the optimize command (autotune takes it too); the value is checked here.
+    llm_options greedy;
+    greedy.provider = "openai";
+    greedy.strategy = "greedy";
+    try
+    {
+        greedy.check();
+        BOOST_ERROR("no error for --strategy greedy");
+    }
+    catch (const user_error& e)
+    {
+        BOOST_TEST(contains(e.what(), "--strategy greedy: unknown strategy (refine, beam, evolve)"), e.what());
+    }
 
     llm_options ok;
     ok.provider = "openai";

@@ -44,8 +44,12 @@ inline cli_result run_warpsmith(const std::vector<std::string>& args, const std:
 {
     temp_dir io("warpsmith-cli-io");
     std::string cmd = "cd " + sh_quote(cwd.string()) + " && " + sh_quote((bin_dir() / "warpsmith").string());
+    // Two appends, not `cmd += " " + sh_quote(a)`: g++ 12 warns (-Wrestrict) on the temporary.
     for (const auto& a : args)
-        cmd += " " + sh_quote(a);
+    {
+        cmd += ' ';
+        cmd += sh_quote(a);
+    }
     cmd += " </dev/null >" + sh_quote((io.path() / "out").string()) + " 2>" + sh_quote((io.path() / "err").string());
     int status = std::system(cmd.c_str());
     cli_result r;

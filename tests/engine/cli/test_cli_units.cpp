@@ -185,18 +185,6 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(cli_app_suite)
 
-BOOST_AUTO_TEST_CASE(numbered_directories_take_the_next_free_number)
-{
-    temp_dir tmp;
-    auto a = claim_numbered_dir(tmp.path() / "results", "eval");
-    auto b = claim_numbered_dir(tmp.path() / "results", "eval");
-    std::filesystem::create_directory(tmp.path() / "results" / "eval-041");
-    auto c = claim_numbered_dir(tmp.path() / "results", "eval");
-    BOOST_TEST(a.filename() == "eval-001");
-    BOOST_TEST(b.filename() == "eval-002");
-    BOOST_TEST(c.filename() == "eval-042");
-}
-
 BOOST_AUTO_TEST_CASE(errors_become_one_line)
 {
     BOOST_TEST(one_line("a\nb") == "a; b");

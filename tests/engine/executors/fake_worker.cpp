@@ -9,13 +9,14 @@
 //               [--no-device]         GPU mode: hello answers ok:false, kind no_device
 //               [--exit-at-start N]   exit with code N before reading anything
 //               [--ignore-shutdown]   answer shutdown but keep running; ignore SIGTERM and EOF
+//               [--no-cublas]         GPU mode: the baseline op answers no_baseline (cuBLAS missing)
 //               [--cache-dir D] [--no-cache] [--log-level L]   accepted and ignored
 //
 // Events written to --log (one write(2) per line with O_APPEND, so several fakes may share a file;
 // steady_ns is CLOCK_MONOTONIC, comparable across processes): start (name = mode), hello, load
 // (name = hidden_seed),
 // evaluate_begin/evaluate_end (name = request name), compile_begin/compile_end (name = request
-// name), device_info, interleaved, shutdown, crash, fault, hang.
+// name), device_info, interleaved, baseline (name = "name/math"), shutdown, crash, fault, hang.
 //
 // Markers: any "FAKE: key" or "FAKE: key=value" in a candidate's source (GPU mode reads them from
 // "source", or from a cubin made by this fake in compile mode, which is "FAKE-CUBIN\n" followed by
@@ -42,6 +43,10 @@
 // The compile output also fails (entry not found) when the entry name does not occur in the source.
 // Workload (load_workload): "FAKE: reference_failed" in the reference source answers ok:false,
 // kind reference_failed.
+// Vendor baselines (op baseline): a declaration of the loaded workload's "baselines" with that kind
+// (and name, when given) is "timed" with fixed numbers, like the simulated backend's: every
+// performance case takes 50 us in FP32 (within the tolerance) and 25 us in TF32 (outside it, with a
+// larger error). No such declaration, or --no-cublas, answers no_baseline.
 
 #include "harness/core/digest.hpp"
 
@@ -79,10 +84,12 @@ struct config
     bool no_device = false;
     int exit_at_start = -1;
     bool ignore_shutdown = false;
+    bool no_cublas = false;
 };
 
 config g_cfg;
-json::array g_cases;  // [{name, role}] of the loaded workload
+json::array g_cases;      // [{name, role}] of the loaded workload
+json::array g_baselines;  // the loaded workload's "baselines" declarations
 bool g_loaded = false;
 
 void log_event(const std::string& event, const std::string& name = {})
@@ -524,6 +531,9 @@ void handle_load(const json::object& req)
         return;
     }
     g_cases.clear();
+    g_baselines.clear();
+    if (auto* bs = wo.if_contains("baselines"); bs && bs->is_array())
+        g_baselines = bs->as_array();
     json::array cases_out;
     if (auto* cs = wo.if_contains("cases"); cs && cs->is_array())
     {
@@ -583,6 +593,90 @@ void handle_interleaved(const json::object& req)
     send(resp);
 }
 
+void handle_baseline(const json::object& req)
+{
+    const json::value& id = req.at("id");
+    if (!g_loaded)
+    {
+        send(fail(id, "no_workload", "baseline before load_workload"));
+        return;
+    }
+    auto text = [&](const char* key, const char* fallback) {
+        const auto* v = req.if_contains(key);
+        return v && v->is_string() ? std::string(v->get_string()) : std::string(fallback);
+    };
+    const std::string kind = text("kind", "");
+    const std::string math = text("math", "fp32");
+    const std::string wanted = text("name", "");
+    const json::object* decl = nullptr;
+    for (const auto& b : g_baselines)
+        if (b.is_object() && b.as_object().contains("kind") && b.at("kind") == kind.c_str() &&
+            (wanted.empty() || (b.as_object().contains("name") && b.at("name") == wanted.c_str())))
+        {
+            decl = &b.as_object();
+            break;
+        }
+    if (!decl)
+    {
+        send(fail(id, "no_baseline", "baseline: the workload declares no " + kind + " baseline" +
+                                         (wanted.empty() ? std::string() : " named '" + wanted + "'")));
+        return;
+    }
+    if (g_cfg.no_cublas)
+    {
+        send(fail(id, "no_baseline", "baseline: cuBLAS not found (fake_worker --no-cublas)"));
+        return;
+    }
+    const std::string name(decl->at("name").as_string());
+    log_event("baseline", name + "/" + math);
+    sleep_ms(g_cfg.evaluate_ms);
+    json::object timing;
+    if (auto* t = req.if_contains("timing"); t && t->is_object())
+        timing = t->as_object();
+    std::vector<std::string> subset;
+    if (auto* c = req.if_contains("cases"); c && c->is_array())
+        for (const auto& e : c->as_array())
+            subset.emplace_back(e.as_string());
+
+    const bool tf32 = math == "tf32";
+    const double median = tf32 ? 25.0 : 50.0;
+    const double error = tf32 ? 2e-3 : 1e-6;
+    json::array cases;
+    json::object medians;
+    for (const auto& c : g_cases)
+    {
+        const auto& co = c.as_object();
+        const std::string cname(co.at("name").as_string());
+        if (!subset.empty() && std::find(subset.begin(), subset.end(), cname) == subset.end())
+            continue;
+        const bool perf = co.at("role").as_string() == "performance";
+        cases.emplace_back(json::object{
+            {"name", cname},
+            {"role", co.at("role")},
+            {"validation",
+             json::object{{"inputs", "stated"}, {"passed", !tf32}, {"max_abs_error", error}, {"max_rel_error", error}}},
+            {"timing", perf ? json::value(timing_json(median, timing)) : json::value(nullptr)},
+            {"timing_failure", nullptr}});
+        if (perf)
+            medians[cname] = median;
+    }
+    const bool timed = !medians.empty();
+    auto resp = ok(id);
+    resp["baseline"] = json::object{{"name", name},
+                                    {"kind", kind},
+                                    {"math", math},
+                                    {"library", json::object{{"name", "fake-cublas"}, {"version", "0"}}},
+                                    {"cases", std::move(cases)},
+                                    {"case_median_us", std::move(medians)},
+                                    {"score_us", timed ? json::value(median) : json::value(nullptr)},
+                                    {"within_tolerance", !tf32},
+                                    {"max_abs_error", error},
+                                    {"max_rel_error", error},
+                                    {"environment", json::object{{"gpu", "Fake GPU"}, {"arch", "sm_90"}}},
+                                    {"eval_ms", static_cast<double>(g_cfg.evaluate_ms)}};
+    send(resp);
+}
+
 void handle_hello(const json::object& req)
 {
     const json::value& id = req.at("id");
@@ -638,6 +732,8 @@ int parse_args(int argc, char** argv)
             g_cfg.ignore_shutdown = true;
         else if (a == "--no-device")
             g_cfg.no_device = true;
+        else if (a == "--no-cublas")
+            g_cfg.no_cublas = true;
         else if (a == "--exit-at-start")
             g_cfg.exit_at_start = std::atoi(next().c_str());
         else if (a == "--cache-dir" || a == "--log-level")
@@ -704,6 +800,8 @@ int main(int argc, char** argv)
                 handle_evaluate(req);
             else if (op == "time_interleaved")
                 handle_interleaved(req);
+            else if (op == "baseline")
+                handle_baseline(req);
             else if (op == "device_info")
             {
                 log_event("device_info");

@@ -152,6 +152,25 @@ BOOST_AUTO_TEST_CASE(replay_rebuilds_candidates_pending_ones_and_counters)
     BOOST_TEST(r.stop_reasons == std::vector<std::string>{"interrupted"});
 }
 
+BOOST_AUTO_TEST_CASE(replay_keeps_the_vendor_baselines_that_were_timed)
+{
+    auto vendor = [](const std::string& key, bool available, double median) {
+        json::object ev{{"event", "vendor_baseline"}, {"key", key}, {"name", "cublas"}, {"available", available}};
+        if (available)
+            ev["case_median_us"] = json::object{{"big", median}};
+        return ev;
+    };
+    const auto r = replay_events({json::object{{"event", "run_started"}},
+                                  vendor("cublas", true, 50),
+                                  vendor("cublas_tf32", false, 0),
+                                  json::object{{"event", "run_started"}},
+                                  vendor("cublas", true, 48)});
+    // Timed once per run: the last timing of a key counts; one that was not timed is not kept.
+    BOOST_REQUIRE_EQUAL(r.vendor_baselines.size(), 1u);
+    BOOST_TEST(r.vendor_baselines.at("cublas").at("case_median_us").at("big").to_number<double>() == 48.0);
+    BOOST_TEST(!r.vendor_baselines.count("cublas_tf32"));
+}
+
 BOOST_AUTO_TEST_CASE(replay_refuses_impossible_journals)
 {
     BOOST_CHECK_THROW(replay_events({proposed("c0001", 0, 1), proposed("c0001", 0, 1)}), user_error);

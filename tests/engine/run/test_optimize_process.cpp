@@ -3,7 +3,8 @@
 //  * kill -9 in the middle of the search, a torn last journal line, --resume: every candidate file
 //    is proposed exactly once and every proposed candidate evaluated exactly once (journal events);
 //  * Ctrl-C: the run finalizes with the best so far and exits 130;
-//  * bad input: one line on stderr, exit code 2, no run directory claimed.
+//  * bad input: one line on stderr, exit code 2, no run directory claimed;
+//  * --provider autotune: the tune strategies through optimize, recorded so that --resume works.
 // Skipped with a message when the warpsmith or fake_worker binary is missing.
 
 #include "engine/run/journal.hpp"
@@ -320,6 +321,14 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_one_line_and_exit_code_2)
         {{"--description", "single-precision GEMM"}, "requires a model provider"},
         {{"--workload", w, "--provider", "openai", "--api-key-env", "WARPSMITH_UNSET_KEY"}, "no OpenAI API key"},
         {{"--workload", w, "--provider", "gpt"}, "unknown provider"},
+        {{"--workload", w, "--candidates", cands, "--strategy", "anneal"},
+         "--strategy is an option of the model providers and of autotune, not of --provider scripted"},
+        {{"--workload", w, "--provider", "autotune"}, "has no tunables"},
+        {{"--workload", w, "--provider", "autotune", "--model", "m"}, "--model is an option of the model providers"},
+        {{"--workload", w, "--provider", "openai-chat", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
+          "--strategy", "anneal"},
+         "--strategy anneal: unknown strategy (refine, beam, evolve)"},
+        {{"--resume", tmp.path().string(), "--strategy", "grid"}, "--strategy cannot be combined with it"},
         {{"--workload", w}, "needs --candidates DIR"},
         {{"--workload", w, "--candidates", (tmp.path() / "none").string()}, "no such directory"},
         {{"--workload", w, "--candidates", cands, "--config", (tmp.path() / "missing.json").string()}, "missing.json"},
@@ -331,8 +340,9 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_one_line_and_exit_code_2)
     int i = 0;
     for (const auto& [args, expect] : cases)
     {
-        child c(optimize_args(args), tmp.path(), tmp.path() / ("o" + std::to_string(i) + ".txt"),
-                tmp.path() / ("e" + std::to_string(i) + ".txt"));
+        // A named number: "o" + std::to_string(i) makes g++ 12 warn (-Wrestrict) on the temporary.
+        const std::string n = std::to_string(i);
+        child c(optimize_args(args), tmp.path(), tmp.path() / ("o" + n + ".txt"), tmp.path() / ("e" + n + ".txt"));
         ++i;
         const int code = c.wait();
         const auto err = stderr_of(c);
@@ -343,6 +353,48 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_one_line_and_exit_code_2)
         BOOST_TEST(err.find(expect) != std::string::npos);
     }
     BOOST_TEST(!fs::exists(tmp.path() / "results"));
+}
+
+BOOST_AUTO_TEST_CASE(autotune_provider_searches_the_tunables_and_resumes)
+{
+    if (!binaries_present())
+        return;
+    temp_dir tmp("warpsmith-autotune-provider");
+    const auto w = (source_dir() / "tests" / "agents" / "autotune" / "data" / "vscale").string();
+    {
+        child c(optimize_args({"--workload", w, "--provider", "autotune", "--strategy", "grid", "--seed", "3",
+                               "--max-candidates", "3", "--confirm-top", "1"}),
+                tmp.path(), tmp.path() / "o1.txt", tmp.path() / "e1.txt");
+        BOOST_TEST_REQUIRE(c.wait() == 0, stderr_of(c));
+    }
+    const auto run = tmp.path() / "results" / "run-001";
+    const auto run_json = read_json_file(run / "run.json");
+    BOOST_TEST(run_json.at("config").at("provider").at("name").as_string() == "autotune");
+    BOOST_TEST(run_json.at("config").at("tune").at("strategy").as_string() == "grid");
+    BOOST_TEST(run_json.at("config").at("tune").at("expected_evaluations").to_number<int>() == 3);
+    BOOST_TEST(run_json.at("config").at("search").at("max_repairs").to_number<int>() == 0);
+    auto events = journal_of(run);
+    BOOST_TEST(count(events, "evaluated") == 3);
+    for (const auto& e : events)
+        if (e.at("event").as_string() == "proposed")
+        {
+            BOOST_TEST(e.at("meta").at("strategy").as_string() == "grid");
+            BOOST_TEST(e.at("meta").at("point").as_object().contains("THREADS"));
+        }
+
+    // --resume rebuilds the grid from run.json and goes on where it stopped.
+    {
+        child c(optimize_args({"--resume", run.string(), "--max-candidates", "5", "--confirm-top", "0"}), tmp.path(),
+                tmp.path() / "o2.txt", tmp.path() / "e2.txt");
+        BOOST_TEST_REQUIRE(c.wait() == 0, stderr_of(c));
+    }
+    events = journal_of(run);
+    BOOST_TEST(count(events, "evaluated") == 5);
+    std::set<std::string> points;
+    for (const auto& e : events)
+        if (e.at("event").as_string() == "proposed")
+            points.insert(json::serialize(e.at("meta").at("point")));
+    BOOST_TEST(points.size() == 5u);  // no point proposed twice
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,4 @@
-// results/run-NNN: numbering, refusing what is not a run, and every file a finished run leaves
+// results/run-NNN (and the eval-NNN / replay-NNN of other commands): numbering, refusing what is not a run, and every file a finished run leaves
 // (docs/run-directory.md), checked after a simulated search.
 
 #include "engine/run/run_directory.hpp"
@@ -32,6 +32,25 @@ BOOST_AUTO_TEST_CASE(next_free_number_is_one_past_the_highest)
     BOOST_TEST(fs::is_directory(r.path() / "candidates"));
     BOOST_TEST(fs::is_directory(r.path() / "llm"));
     BOOST_TEST(fs::is_directory(r.path() / "workload"));
+}
+
+BOOST_AUTO_TEST_CASE(numbered_directories_of_any_prefix_take_the_next_free_number)
+{
+    // The eval and run commands number their output directories the way runs are numbered.
+    temp_dir tmp;
+    const auto results = tmp.path() / "results";
+    auto a = claim_numbered_dir(results, "eval");
+    auto b = claim_numbered_dir(results, "eval");
+    fs::create_directory(results / "eval-041");
+    fs::create_directory(results / "run-090");
+    auto c = claim_numbered_dir(results, "eval");
+    BOOST_TEST(a.filename() == "eval-001");
+    BOOST_TEST(b.filename() == "eval-002");
+    BOOST_TEST(c.filename() == "eval-042");
+    BOOST_TEST(claim_numbered_dir(results, "replay").filename() == "replay-001");
+    BOOST_TEST(run_directory::create(results).name() == "run-091");
+    write_file_atomic(tmp.path() / "a-file", "x");
+    BOOST_CHECK_THROW(claim_numbered_dir(tmp.path() / "a-file", "eval"), user_error);
 }
 
 BOOST_AUTO_TEST_CASE(concurrent_creators_never_share_a_run)

@@ -164,6 +164,20 @@ BOOST_AUTO_TEST_CASE(status_line_and_event_lines)
                     {"failure", json::object{{"kind", "mismatch"}, {"message", "case odd: 3 mismatches\nmore"}}}};
     BOOST_TEST(describe_event(ev) == "c0002 invalid  mismatch: case odd: 3 mismatches");
     BOOST_TEST(describe_event(json::object{{"event", "status"}}).empty());
+
+    // Vendor baselines get a line like the reference's, timed or not.
+    json::object timed{{"event", "vendor_baseline"}, {"key", "cublas"},         {"gpu", 0},
+                       {"available", true},         {"score_us", 241.8},        {"within_tolerance", true}};
+    BOOST_TEST(describe_event(timed) == "cublas on GPU 0: 241.80 us");
+    timed["key"] = "cublas_tf32";
+    timed["within_tolerance"] = false;
+    BOOST_TEST(describe_event(timed) == "cublas_tf32 on GPU 0: 241.80 us (outside the workload's tolerance)");
+    json::object missing{{"event", "vendor_baseline"},
+                         {"key", "cublas"},
+                         {"gpu", 0},
+                         {"available", false},
+                         {"error", json::object{{"kind", "no_baseline"}, {"message", "cuBLAS not found"}}}};
+    BOOST_TEST(describe_event(missing) == "cublas on GPU 0: not timed (no_baseline: cuBLAS not found)");
 }
 
 BOOST_AUTO_TEST_CASE(json_progress_is_one_object_per_line_without_results)

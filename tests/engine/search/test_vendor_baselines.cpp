@@ -2,9 +2,14 @@
 // a workload that declares cuBLAS gets it timed in FP32 and TF32 once per run, on GPU 0, before the
 // search; the results land in the journal ("vendor_baseline") and in summary.json "baselines"; a
 // resumed run keeps them instead of timing them again; a backend without cuBLAS leaves the run
-// intact and says why. Simulated backend on a virtual clock (GPU 0.2 s per request).
+// intact and says why. Simulated backend on a virtual clock (GPU 0.2 s per request); and once the
+// real executor backend with the fake worker (tests/engine/executors/fake_worker.cpp), whose
+// `baseline` op answers with fixed numbers.
 
+#include "engine/search/executor_backend.hpp"
 #include "tests/engine/search/engine_test_support.hpp"
+
+#include <boost/asio/detached.hpp>
 
 using namespace warpsmith;
 using namespace warpsmith::test;
@@ -171,6 +176,64 @@ BOOST_FIXTURE_TEST_CASE(workloads_without_baselines_ask_for_none, engine_fixture
     BOOST_TEST(events_of("vendor_baseline").empty());
     BOOST_TEST(res.summary.at("baselines").as_object().empty());
     BOOST_TEST(near(strat.calls.at(0).t, 0.6));
+}
+
+BOOST_AUTO_TEST_CASE(through_the_executor_backend_a_workers_baseline_lands_in_the_summary)
+{
+    const auto fake = bin_dir() / "fake_worker";
+    if (!std::filesystem::exists(fake))
+    {
+        BOOST_TEST_MESSAGE("skipped: " << fake << " is missing");
+        return;
+    }
+    boost::asio::io_context ioc;
+    temp_dir tmp{"warpsmith-vendor-exec"};
+    const workload work = gemm_workload(true);
+    executor_backend_options bo;
+    bo.devices = {0};
+    bo.launch.worker_binary = fake.string();
+    bo.compile.workers = 1;
+    bo.compile.cache_dir = (tmp.path() / "compile-cache").string();
+    bo.measure = false;
+    executor_backend backend(ioc, bo);
+    steady_clock_source clock;
+    test_strategy strat(clock, work);
+    strat.sources = {gemm_kernel({"median_us=100"})};
+    auto run = run_directory::create(tmp.path() / "results");
+    journal_writer journal(run.journal_path(), 1);
+    search_engine engine(
+        ioc, backend, strat, clock, work, one_iteration(), run, journal, json::object{{"tool", "warpsmith-test"}});
+    std::optional<search_result> result;
+    std::exception_ptr error;
+    auto body = [&]() -> boost::asio::awaitable<void> {
+        try
+        {
+            result = co_await engine.run(std::nullopt);
+        }
+        catch (...)
+        {
+            error = std::current_exception();
+        }
+        co_await backend.stop();
+    };
+    boost::asio::co_spawn(ioc, body(), boost::asio::detached);
+    ioc.run_for(std::chrono::seconds(60));
+    if (error)
+        std::rethrow_exception(error);
+    BOOST_REQUIRE(result.has_value());
+    BOOST_TEST(result->status == "finished");
+
+    const auto& b = result->summary.at("baselines").as_object();
+    BOOST_TEST_REQUIRE(b.size() == 2u);
+    BOOST_TEST(b.at("cublas").at("case_median_us").at("big").to_number<double>() == 50.0);
+    BOOST_TEST(b.at("cublas").at("within_tolerance").as_bool());
+    BOOST_TEST(b.at("cublas").at("library").at("name").as_string() == "fake-cublas");
+    BOOST_TEST(b.at("cublas").at("cases").at("wide").at("samples").to_number<int>() > 0);
+    BOOST_TEST(b.at("cublas_tf32").at("case_median_us").at("wide").to_number<double>() == 25.0);
+    BOOST_TEST(!b.at("cublas_tf32").at("within_tolerance").as_bool());
+    BOOST_TEST(result->summary.at("baselines_unavailable").as_object().empty());
+    const auto on_disk = read_json_file(run.path() / "summary.json");
+    BOOST_TEST(on_disk.at("baselines").at("cublas").at("score_us").to_number<double>() == 50.0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,55 @@
+#include "engine/report/markup_escape.hpp"
+
+namespace warpsmith::report
+{
+
+namespace
+{
+
+std::string escape(std::string_view s, bool xml)
+{
+    std::string out;
+    out.reserve(s.size() + s.size() / 8);
+    for (char ch : s)
+    {
+        switch (ch)
+        {
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\'':
+                out += "&#39;";
+                break;
+            default:
+                // Control characters other than tab and newline are not allowed in XML 1.0.
+                if (xml && static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t')
+                    out += ' ';
+                else
+                    out += ch;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string xml_escape(std::string_view s)
+{
+    return escape(s, true);
+}
+
+std::string html_escape(std::string_view s)
+{
+    return escape(s, false);
+}
+
+}  // namespace warpsmith::report

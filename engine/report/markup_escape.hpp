@@ -1,0 +1,20 @@
+#pragma once
+
+// Escaping text for the markup the reports write: SVG (XML) for the heatmap and the curves, HTML
+// for report.html. Both escape & < > " ' the same way; XML 1.0 also forbids most control
+// characters, which HTML tolerates.
+
+#include <string>
+#include <string_view>
+
+namespace warpsmith::report
+{
+
+/// XML text and attribute escaping (& < > " '); control characters other than tab and newline
+/// become spaces.
+std::string xml_escape(std::string_view s);
+
+/// HTML text and attribute escaping (& < > " '); everything else is kept.
+std::string html_escape(std::string_view s);
+
+}  // namespace warpsmith::report
