@@ -48,15 +48,41 @@ std::string record_file_name(int seq, int branch, int iteration, const std::stri
     return buf + safe_purpose(purpose) + ".json";
 }
 
+std::string mask_numbers(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    for (std::size_t i = 0; i < text.size();)
+    {
+        if (!digit(text[i]))
+        {
+            out += text[i++];
+            continue;
+        }
+        while (i < text.size() && (digit(text[i]) || (text[i] == '.' && i + 1 < text.size() && digit(text[i + 1]))))
+            ++i;
+        if (i + 1 < text.size() && (text[i] == 'e' || text[i] == 'E') &&
+            (digit(text[i + 1]) || ((text[i + 1] == '-' || text[i + 1] == '+') && i + 2 < text.size() && digit(text[i + 2]))))
+        {
+            i += 2;
+            while (i < text.size() && digit(text[i]))
+                ++i;
+        }
+        out += '#';
+    }
+    return out;
+}
+
 std::string request_digest(const model_request& req)
 {
     sha256_builder b;
     for (const auto& m : req.messages)
     {
         b.add(to_string(m.role));
-        b.add(m.content);
+        b.add(mask_numbers(m.content));
         for (const auto& c : m.tool_calls)
-            b.add(c.name).add(c.arguments);
+            b.add(c.name).add(mask_numbers(c.arguments));
         b.add(m.tool_call_id);
     }
     for (const auto& t : req.tools)

@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace warpsmith::llm {
@@ -86,7 +87,12 @@ struct recorded_exchange
 /// record that is not valid JSON or not a warpsmith record.
 std::vector<recorded_exchange> read_records(const std::filesystem::path& dir);
 
-/// The digest of a request's conversation (messages and tools), stable across runs.
+/// Every number in `text` (integer, decimal or exponent form) replaced by '#'.
+std::string mask_numbers(std::string_view text);
+
+/// The digest of a request's conversation (messages and tools), stable across runs: numbers are
+/// masked first, since prompts quote measured times, candidate ids and run numbers that differ
+/// between a run and its replay; the words and the code around them must match.
 std::string request_digest(const model_request& req);
 
 }  // namespace warpsmith::llm

@@ -136,7 +136,9 @@ eval_plan make_plan(const eval_args& a)
     p.cand.source = read_text_file(a.kernel);
     p.cand.entry = choose_entry(p.cand.source, a.entry.empty() ? std::nullopt : std::optional<std::string>(a.entry),
                                 a.kernel, p.w.sig.entry);
-    p.cand.launch = p.w.launch;
+    // The workload's initial kernel comes with its own launch plan; any other kernel defaults to
+    // the workload's launch.
+    p.cand.launch = p.w.initial && p.w.initial->source == p.cand.source ? p.w.initial->launch : p.w.launch;
     if (!a.launch.empty())
         apply_launch_file(p.cand, a.launch);
     for (auto& [k, v] : parse_defines(a.defines))
@@ -363,7 +365,7 @@ void add_eval_command(CLI::App& app)
                     "Entry point (default: the only extern \"C\" __global__ function, else the workload's)");
     cmd->add_option("--launch", args->launch,
                     "Launch plan JSON {grid, block, shared_bytes}, or {launch, overrides, defines} "
-                    "(default: the workload's launch)");
+                    "(default: the workload's launch; the initial kernel's own launch for the initial kernel)");
     cmd->add_option("-D,--define", args->defines, "Integer define NAME=V, also visible to launch expressions");
     cmd->add_option("--option", args->options, "Allow-listed NVRTC option (repeatable; --option=--use_fast_math)");
     cmd->add_option("--device", args->device, "CUDA device index (default 0)")->check(CLI::NonNegativeNumber);

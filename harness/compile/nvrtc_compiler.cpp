@@ -21,7 +21,7 @@ namespace {
 
 // Part of every cache key: bump it whenever the fixed options or the way an output is derived
 // from NVRTC's results change, so that stale entries are never served.
-constexpr std::string_view key_format = "warpsmith-compile-1 -lineinfo --ptxas-options=-v -std=c++17";
+constexpr std::string_view key_format = "warpsmith-compile-2 -lineinfo --ptxas-options=-v -std=c++17 --no-cache";
 
 [[noreturn]] void throw_nvrtc(nvrtcResult r, std::string_view call)
 {
@@ -193,6 +193,12 @@ const std::optional<std::filesystem::path>& cuda_include_dir()
 std::vector<std::string> fixed_compile_options(const std::string& arch)
 {
     std::vector<std::string> options{"-arch=" + arch, "-lineinfo", "--ptxas-options=-v", "-std=c++17"};
+    // NVRTC 12.9+ keeps a cache of its own (next to the driver's JIT cache); a compile it serves
+    // from there skips ptxas, so the log carries no -v report and the resources would read as
+    // zeros. Our compile cache (keyed on everything, report included) is the only cache we want.
+    int major = 0, minor = 0;
+    if (nvrtcVersion(&major, &minor) == NVRTC_SUCCESS && (major > 12 || (major == 12 && minor >= 9)))
+        options.emplace_back("--no-cache");
     if (const auto& dir = cuda_include_dir())
         options.push_back("-I" + dir->string());
     return options;

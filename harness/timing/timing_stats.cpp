@@ -189,6 +189,9 @@ double geometric_mean(const std::vector<double>& values)
             throw user_error("geometric mean: " + std::to_string(v) + " is not a finite positive value");
         log_sum += std::log(v);
     }
+    // exp(log(x)) is not always x: a single case's score (or equal medians) is the median itself.
+    if (std::all_of(values.begin(), values.end(), [&](double v) { return v == values.front(); }))
+        return values.front();
     return std::exp(log_sum / static_cast<double>(values.size()));
 }
 

@@ -3,11 +3,15 @@
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
 
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 namespace warpsmith::llm {
 
 namespace fs = std::filesystem;
 
-replay_client::replay_client(const fs::path& run)
+replay_client::replay_client(const fs::path& run, std::chrono::milliseconds order_grace) : order_grace_(order_grace)
 {
     std::error_code ec;
     fs::path dir = run;
@@ -25,6 +29,8 @@ replay_client::replay_client(const fs::path& run)
             model_ = r.model;
         if (recorded_provider_.empty())
             recorded_provider_ = r.provider;
+        if (r.branch >= 0)  // inference runs alone before the search (and not at all with --workload)
+            unserved_.insert(r.seq);
         queues_[r.branch].push_back(std::move(r));
         ++count;
     }
@@ -45,6 +51,25 @@ boost::asio::awaitable<model_response> replay_client::complete(model_request req
     recorded_exchange rec = std::move(q.front());
     q.pop_front();
     ++served_[req.branch];
+    // Hold the answer until the recorded answers before it are out (see the header).
+    if (rec.branch >= 0 && !unserved_.empty() && *unserved_.begin() < rec.seq)
+    {
+        boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor);
+        const auto deadline = std::chrono::steady_clock::now() + order_grace_;
+        while (!unserved_.empty() && *unserved_.begin() < rec.seq && std::chrono::steady_clock::now() < deadline)
+        {
+            timer.expires_after(std::chrono::milliseconds(1));
+            co_await timer.async_wait(boost::asio::use_awaitable);
+        }
+        if (!unserved_.empty() && *unserved_.begin() < rec.seq && !warned_order_)
+        {
+            warned_order_ = true;
+            log_warn("replay: " + who + " waited " + std::to_string(order_grace_.count()) + " ms for recorded answer " +
+                     std::to_string(*unserved_.begin()) + " (served before " + rec.file +
+                     " in the recorded run); serving out of the recorded order, so candidate ids may differ");
+        }
+    }
+    unserved_.erase(rec.seq);
     if ((rec.request_digest != request_digest(req) || rec.purpose != req.purpose) && warned_.insert(req.branch).second)
         log_warn("replay: request " + std::to_string(served_[req.branch]) + " of " + who + " (" + req.purpose +
                  ") differs from the recorded one " + rec.file + " (" + rec.purpose +

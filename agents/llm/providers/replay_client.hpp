@@ -8,6 +8,12 @@
 // of branch b, whatever its content. Branches run concurrently, so global order differs between
 // runs; per-branch order does not, since a branch's exchanges are sequential. Failed exchanges
 // (no response recorded) are skipped.
+// Order across branches: an answer is held back until every recorded answer with a smaller record
+// number has been served, so answers reach the search in the recorded order and candidates get the
+// same ids (c0001, ...) as in the recorded run; prompts that quote ids then match too. A run that
+// diverges (a branch never asks for an earlier answer) waits at most `order_grace` per answer and
+// is then served out of order, with one warning. Inference answers are outside this order: they
+// come before the search, and a replay given --workload asks for none.
 // Mismatches:
 //  * a request whose conversation digest or purpose differs from the recorded one (a changed
 //    prompt, a different history) is still served the recorded answer, with one warning per branch;
@@ -20,6 +26,7 @@
 #include "agents/llm/llm_records.hpp"
 #include "agents/llm/model_client.hpp"
 
+#include <chrono>
 #include <deque>
 #include <filesystem>
 #include <map>
@@ -40,7 +47,8 @@ class replay_client final : public model_client
 public:
     /// run: a run directory (its llm/ is read) or an llm/ folder itself. Throws user_error when it
     /// holds no records with responses.
-    explicit replay_client(const std::filesystem::path& run);
+    explicit replay_client(const std::filesystem::path& run,
+                           std::chrono::milliseconds order_grace = std::chrono::seconds(5));
 
     std::string provider() const override { return "replay"; }
     std::string model() const override { return model_; }
@@ -53,6 +61,9 @@ public:
 
 private:
     std::map<int, std::deque<recorded_exchange>> queues_;
+    std::set<int> unserved_;  ///< Record numbers not served yet (the recorded order).
+    std::chrono::milliseconds order_grace_;
+    bool warned_order_ = false;
     std::map<int, int> served_;
     std::set<int> warned_;
     std::string model_;

@@ -276,6 +276,21 @@ BOOST_AUTO_TEST_CASE(writer_records_redacts_and_continues_numbering)
     BOOST_TEST(back[0].request_digest == request_digest(req));
 }
 
+BOOST_AUTO_TEST_CASE(the_request_digest_ignores_measured_numbers_but_not_words)
+{
+    BOOST_TEST(mask_numbers("c0007: 64.67 us, 8.64x; run-002 1e-3 2.5E+4") == "c#: # us, #x; run-# # #");
+    BOOST_TEST(mask_numbers("sm_90 v1.2. end.") == "sm_# v#. end.");
+    BOOST_TEST(mask_numbers("") == "");
+
+    model_request a;
+    a.messages.push_back(message::user("reference 558.78 us; c0003 is 2.24x"));
+    model_request b = a;
+    b.messages[0].content = "reference 558.58 us; c0001 is 2.23x";
+    BOOST_TEST(request_digest(a) == request_digest(b));
+    b.messages[0].content = "reference 558.58 us; c0001 is 2.23x faster";
+    BOOST_TEST(request_digest(a) != request_digest(b));
+}
+
 BOOST_AUTO_TEST_CASE(reading_foreign_files_fails_with_the_file_name)
 {
     test::temp_dir tmp;

@@ -15,6 +15,7 @@
 #include "tests/agents/support/fake_openai_server.hpp"
 #include "tests/support/test_paths.hpp"
 
+#include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
@@ -460,7 +461,8 @@ BOOST_AUTO_TEST_CASE(replay_reserves_recorded_answers_per_branch)
     }
     test::temp_dir tmp2;
     record_writer records2(tmp2.path(), nullptr);
-    replay_client replay(tmp.path() / "run-001");
+    // Asked one at a time in another order, each answer waits a short grace for the earlier ones.
+    replay_client replay(tmp.path() / "run-001", 20ms);
     replay.set_observer(records2.observer());
     BOOST_TEST(replay.model() == "gpt-5-mini");
     BOOST_TEST(replay.remaining().at(0) == 3u);
@@ -485,20 +487,61 @@ BOOST_AUTO_TEST_CASE(replay_reserves_recorded_answers_per_branch)
     BOOST_CHECK_THROW(complete(ioc, replay, req), replay_exhausted);
     req.branch = 7;
     BOOST_CHECK_THROW(complete(ioc, replay, req), replay_exhausted);
-    BOOST_TEST(!contains(logs.all(), "differs"));  // identical requests: no mismatch warning
+    BOOST_TEST(!contains(logs.all(), "differs from"));  // identical requests: no mismatch warning
+    BOOST_TEST(contains(logs.all(), "out of the recorded order"));
 
     // A changed prompt is still served, with one warning per branch.
-    replay_client again(tmp.path() / "run-001");
+    replay_client again(tmp.path() / "run-001", 20ms);
     auto changed = propose_request(false);
     changed.messages.back().content = "[warpsmith task=propose] something else";
     complete(ioc, again, changed);
     complete(ioc, again, changed);
     const auto all = logs.all();
     BOOST_TEST(contains(all, "differs from the recorded one"));
-    BOOST_TEST(all.find("differs") == all.rfind("differs"));
+    BOOST_TEST(all.find("differs from") == all.rfind("differs from"));
 
     BOOST_CHECK_THROW(replay_client(tmp.path() / "nope"), user_error);
     BOOST_CHECK_THROW(replay_client(tmp2.path() / "empty-dir-that-does-not-exist"), user_error);
+}
+
+BOOST_AUTO_TEST_CASE(replay_serves_concurrent_branches_in_the_recorded_order)
+{
+    // Recorded order: branch 1, branch 0, branch 1. Replayed with branch 0 asking first and both
+    // branches in flight at once, the answers still come out in the recorded order, so a search
+    // assigns the same candidate ids as the recorded run did.
+    test::temp_dir tmp;
+    const auto llm_dir = tmp.path() / "run-001" / "llm";
+    {
+        fake_openai_server server;
+        record_writer records(llm_dir, nullptr);
+        openai_client client(ioc.get_executor(), options_for(server, api_kind::chat));
+        client.set_observer(records.observer());
+        for (int b : {1, 0, 1})
+        {
+            auto req = propose_request(false);
+            req.branch = b;
+            complete(ioc, client, req);
+        }
+        server.stop();
+    }
+    replay_client replay(tmp.path() / "run-001");
+    std::vector<int> order;
+    auto branch = [&](int b, int asks) -> asio::awaitable<void> {
+        for (int i = 0; i < asks; ++i)
+        {
+            auto req = propose_request(false);
+            req.branch = b;
+            co_await replay.complete(req);
+            order.push_back(b);
+        }
+    };
+    log_capture logs;
+    asio::co_spawn(ioc, branch(0, 1), asio::detached);
+    asio::co_spawn(ioc, branch(1, 2), asio::detached);
+    ioc.restart();
+    ioc.run_for(10s);
+    BOOST_TEST((order == std::vector<int>{1, 0, 1}));
+    BOOST_TEST(!contains(logs.all(), "out of the recorded order"));  // no grace period ran out
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -135,6 +135,14 @@ std::map<int, std::vector<std::string>> kernels_by_branch(const fs::path& run)
     return out;
 }
 
+std::map<std::string, std::string> kernels_by_id(const fs::path& run)
+{
+    std::map<std::string, std::string> out;
+    for (const auto& e : fs::directory_iterator(run / "candidates"))
+        out[e.path().filename().string()] = read_text_file(e.path() / "kernel.cu");
+    return out;
+}
+
 void check_no_secret(const fs::path& dir, const result& r)
 {
     BOOST_TEST(!contains(r.out, "SECRET"));
@@ -252,6 +260,11 @@ BOOST_AUTO_TEST_CASE(description_to_search_with_branches_in_parallel_then_replay
     BOOST_TEST(server.request_count() == requests);
     const fs::path run2 = tmp.path() / "results" / "run-002";
     BOOST_TEST(kernels_by_branch(run2) == kernels_by_branch(run));
+    // Answers come back in the recorded order, so the candidates get the same ids and the prompts
+    // that quote those ids match the recorded ones.
+    BOOST_TEST(kernels_by_id(run2) == kernels_by_id(run));
+    BOOST_TEST(!contains(rr.err + rr.out, "differs from the recorded one"), rr.err);
+    BOOST_TEST(!contains(rr.err + rr.out, "out of the recorded order"), rr.err);
     const auto usage2 = read_json_file(run2 / "llm" / "usage.json");
     BOOST_TEST(usage2.at("total").at("cost_usd").to_number<double>() == 0.0);
 

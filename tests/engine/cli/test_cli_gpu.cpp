@@ -1,5 +1,6 @@
 // The warpsmith program with the real warpsmith-worker on a GPU (ctest label "gpu"; skipped
-// without one): device-info, eval of a valid and a faulting kernel, and run of a written request.
+// without one): device-info, eval of a valid and a faulting kernel, run of a written request, and
+// eval of a workload's initial kernel with its own launch plan.
 
 #include "harness/core/json_file.hpp"
 #include "tests/engine/cli/cli_test_support.hpp"
@@ -47,6 +48,21 @@ BOOST_AUTO_TEST_CASE(device_info_eval_and_run)
     json::value fdoc = read_json_file(cwd.path() / "fault" / "result.json");
     BOOST_TEST(fdoc.at("result").at("failure").at("kind").as_string() == "fault");
     BOOST_TEST(fdoc.at("worker").at("restarted").as_bool());
+}
+
+// The workload's initial kernel is launched with its own plan ("initial_launch": 32x32 blocks for
+// sgemm, where the workload's launch is 16x16) when eval is given its file without --launch.
+BOOST_AUTO_TEST_CASE(eval_of_the_initial_kernel_uses_its_own_launch)
+{
+    temp_dir cwd;
+    const fs::path sgemm = source_dir() / "bench/workloads/sgemm";
+    auto ev = run_warpsmith({"eval", sgemm.string(), "--kernel", (sgemm / "initial.cu").string(), "--warmup", "1",
+                             "--iterations", "3", "--out", "ev"},
+                            cwd.path());
+    BOOST_TEST(ev.rc == 0, ev.out + ev.err);
+    json::value doc = read_json_file(cwd.path() / "ev" / "result.json");
+    BOOST_TEST(doc.at("status").as_string() == "valid", json::serialize(doc.at("result")).substr(0, 2000));
+    BOOST_TEST(doc.at("result").at("cases").at(0).at("launch").at("block").at(0).as_int64() == 32);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -209,4 +209,19 @@ extern "C" __global__ void vadd(int n, const float* a, const float* b, float* c)
     BOOST_TEST(cdoc.at("worker").at("restarted").as_bool());
 }
 
+BOOST_AUTO_TEST_CASE(the_demo_replays_the_h200_evaluations_without_a_gpu)
+{
+    // scripts/demo without a GPU: the README's main job replayed from the committed evaluation
+    // cache. A change to the sgemm workload or its tunable kernel changes the cache key and leaves
+    // the demo with nothing to replay; this test says so instead of the README going stale.
+    temp_dir cwd;
+    const auto cache = source_dir() / "bench/workloads/sgemm/h200-eval-cache";
+    auto r = run_warpsmith({"tune", (source_dir() / "bench/workloads/sgemm").string(), "--strategy", "anneal",
+                            "--budget", "80", "--offline", "--eval-cache", cache.string()},
+                           cwd.path());
+    BOOST_TEST(r.rc == 0, r.err);
+    BOOST_TEST((r.out + r.err).find("(80 cached points): 80 evaluated") != std::string::npos, r.out + r.err);
+    BOOST_TEST((r.out + r.err).find("best ") != std::string::npos, r.out + r.err);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

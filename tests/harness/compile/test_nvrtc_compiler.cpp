@@ -70,6 +70,21 @@ BOOST_AUTO_TEST_CASE(fixed_options)
     BOOST_TEST(std::count(options.begin(), options.end(), "-std=c++17") == 1);
     BOOST_TEST(std::none_of(
         options.begin(), options.end(), [](const std::string& o) { return contains(o, "rdc"); }));
+    // NVRTC 13's own cache would skip ptxas (and its -v report) on a repeated compile.
+    BOOST_TEST(std::count(options.begin(), options.end(), "--no-cache") == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_repeated_compile_still_reports_resources)
+{
+    // Without our cache, the same source compiled again must not come from NVRTC's own cache
+    // with an empty log (seen on the H200 host: registers read as 0 on the second compile).
+    nvrtc_compiler compiler;
+    auto first = compiler.compile(request(test_kernels::saxpy, "saxpy"));
+    auto second = compiler.compile(request(test_kernels::saxpy, "saxpy"));
+    BOOST_TEST_REQUIRE(second.compiled, second.error);
+    BOOST_TEST(contains(second.log, "Compiling entry function 'saxpy'"), second.log);
+    BOOST_TEST(second.resources.registers == first.resources.registers);
+    BOOST_TEST(second.resources.registers > 0);
 }
 
 BOOST_AUTO_TEST_CASE(half_and_bfloat16_headers_are_found)

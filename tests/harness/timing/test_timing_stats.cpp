@@ -230,6 +230,9 @@ BOOST_AUTO_TEST_CASE(geometric_mean_known_values)
     BOOST_TEST(geometric_mean({2.0, 8.0, 4.0}) == 4.0, boost::test_tools::tolerance(1e-12));
     // Large values must not overflow an intermediate product.
     BOOST_TEST(geometric_mean({1e300, 1e300, 1e300}) == 1e300, boost::test_tools::tolerance(1e-9));
+    // A single value (or equal values) comes back bit-exact: a one-case score is its median.
+    BOOST_TEST(geometric_mean({16.704000532627106}) == 16.704000532627106);
+    BOOST_TEST(geometric_mean({0.1, 0.1, 0.1}) == 0.1);
     BOOST_CHECK_THROW(geometric_mean({}), user_error);
     BOOST_CHECK_THROW(geometric_mean({1.0, 0.0}), user_error);
     BOOST_CHECK_THROW(geometric_mean({1.0, -3.0}), user_error);
