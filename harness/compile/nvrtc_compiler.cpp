@@ -196,8 +196,12 @@ std::vector<std::string> fixed_compile_options(const std::string& arch)
     // NVRTC 12.9+ keeps a cache of its own (next to the driver's JIT cache); a compile it serves
     // from there skips ptxas, so the log carries no -v report and the resources would read as
     // zeros. Our compile cache (keyed on everything, report included) is the only cache we want.
-    int major = 0, minor = 0;
-    if (nvrtcVersion(&major, &minor) == NVRTC_SUCCESS && (major > 12 || (major == 12 && minor >= 9)))
+    static const bool nvrtc_keeps_own_cache = []
+    {
+        int major = 0, minor = 0;
+        return nvrtcVersion(&major, &minor) == NVRTC_SUCCESS && (major > 12 || (major == 12 && minor >= 9));
+    }();
+    if (nvrtc_keeps_own_cache)
         options.emplace_back("--no-cache");
     if (const auto& dir = cuda_include_dir())
         options.push_back("-I" + dir->string());

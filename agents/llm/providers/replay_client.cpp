@@ -61,12 +61,16 @@ boost::asio::awaitable<model_response> replay_client::complete(model_request req
             timer.expires_after(std::chrono::milliseconds(1));
             co_await timer.async_wait(boost::asio::use_awaitable);
         }
-        if (!unserved_.empty() && *unserved_.begin() < rec.seq && !warned_order_)
+        if (!unserved_.empty() && *unserved_.begin() < rec.seq)
         {
+            if (!warned_order_)
+                log_warn("replay: " + who + " waited " + std::to_string(order_grace_.count()) +
+                         " ms for recorded answer " + std::to_string(*unserved_.begin()) + " (served before " +
+                         rec.file + " in the recorded run); serving out of the recorded order, so candidate ids "
+                         "may differ");
             warned_order_ = true;
-            log_warn("replay: " + who + " waited " + std::to_string(order_grace_.count()) + " ms for recorded answer " +
-                     std::to_string(*unserved_.begin()) + " (served before " + rec.file +
-                     " in the recorded run); serving out of the recorded order, so candidate ids may differ");
+            // The run has diverged: nobody asks for those answers now, so no later answer waits for them.
+            unserved_.erase(unserved_.begin(), unserved_.lower_bound(rec.seq));
         }
     }
     unserved_.erase(rec.seq);

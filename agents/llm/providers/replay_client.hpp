@@ -11,8 +11,8 @@
 // Order across branches: an answer is held back until every recorded answer with a smaller record
 // number has been served, so answers reach the search in the recorded order and candidates get the
 // same ids (c0001, ...) as in the recorded run; prompts that quote ids then match too. A run that
-// diverges (a branch never asks for an earlier answer) waits at most `order_grace` per answer and
-// is then served out of order, with one warning. Inference answers are outside this order: they
+// diverges (a branch never asks for an earlier answer) waits `order_grace` once for those answers,
+// is then served out of order with one warning, and no later answer waits for them again. Inference answers are outside this order: they
 // come before the search, and a replay given --workload asks for none.
 // Mismatches:
 //  * a request whose conversation digest or purpose differs from the recorded one (a changed

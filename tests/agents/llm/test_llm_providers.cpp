@@ -544,4 +544,45 @@ BOOST_AUTO_TEST_CASE(replay_serves_concurrent_branches_in_the_recorded_order)
     BOOST_TEST(!contains(logs.all(), "out of the recorded order"));  // no grace period ran out
 }
 
+BOOST_AUTO_TEST_CASE(a_diverged_replay_waits_for_missing_answers_once)
+{
+    // Recorded: branch 0, then branch 1 twice. The replay runs branch 1 only (fewer --branches):
+    // its first answer waits the grace period for branch 0's answer, which never comes; its
+    // second must not wait again, or every answer of a diverged replay would cost the grace.
+    test::temp_dir tmp;
+    {
+        fake_openai_server server;
+        record_writer records(tmp.path() / "run-001" / "llm", nullptr);
+        openai_client client(ioc.get_executor(), options_for(server, api_kind::chat));
+        client.set_observer(records.observer());
+        for (int b : {0, 1, 1})
+        {
+            auto req = propose_request(false);
+            req.branch = b;
+            complete(ioc, client, req);
+        }
+        server.stop();
+    }
+    replay_client replay(tmp.path() / "run-001", 2s);
+    log_capture logs;
+    auto branch1 = [&]() -> asio::awaitable<int> {
+        int served = 0;
+        for (int i = 0; i < 2; ++i)
+        {
+            auto req = propose_request(false);
+            req.branch = 1;
+            co_await replay.complete(req);
+            ++served;
+        }
+        co_return served;
+    };
+    // One grace period fits in the limit, two do not.
+    BOOST_TEST(run_coro(ioc, branch1(), 3500ms) == 2);
+    const auto all = logs.all();
+    BOOST_TEST(contains(all, "out of the recorded order"));
+    BOOST_TEST(all.find("out of the recorded order") == all.rfind("out of the recorded order"));
+    // Branch 0's answer is still there for it, without waiting.
+    BOOST_CHECK_NO_THROW(run_coro(ioc, replay.complete(propose_request(false)), 1s));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
