@@ -1,6 +1,7 @@
 #include "agents/llm/tools.hpp"
 
 #include "harness/compile/compile_options.hpp"
+#include "harness/core/secret_redaction.hpp"
 
 #include <boost/json.hpp>
 
@@ -116,8 +117,10 @@ json::object candidate_details(const evaluated_candidate& c, const std::map<std:
     return out;
 }
 
-std::string log_excerpt(const std::string& log, std::size_t max_bytes)
+std::string log_excerpt(const std::string& raw_log, std::size_t max_bytes)
 {
+    // Every compile log and failure message a model sees passes through here: no secret reaches it.
+    const std::string log = redact_secrets(raw_log);
     if (log.size() <= max_bytes)
         return log;
     // Error lines first (with the line after each: NVRTC prints the offending source there), then
@@ -250,7 +253,7 @@ boost::asio::awaitable<std::string> kernel_tools::execute(const tool_call& call)
         for (const auto& e : out.entries)
             entries.push_back(json::value(e));
         co_return json::serialize(json::object{{"compiled", out.compiled},
-                                               {"error", out.error},
+                                               {"error", redact_secrets(out.error)},
                                                {"entries", std::move(entries)},
                                                {"resources", out.resources.to_json()},
                                                {"log", log_excerpt(out.log)}});

@@ -5,6 +5,7 @@
 #include "agents/llm/providers/replay_client.hpp"
 #include "agents/llm/tools.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/secret_redaction.hpp"
 
 #include <CLI/CLI.hpp>
 #include <boost/json.hpp>
@@ -204,6 +205,8 @@ model_client_bundle make_model_client(const llm_options& o, boost::asio::any_io_
     if (co.key)
     {
         b.redact->add_secret(co.key->value);
+        // Process-wide too: compile logs are redacted of it, and compile workers start without it.
+        register_secret(co.key->value);
         b.key_source = co.key->source;
     }
     else if (o.provider == "openai")

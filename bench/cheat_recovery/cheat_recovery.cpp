@@ -8,9 +8,11 @@
 // evaluation minus the restart), the restart (gpu_evaluation.restart_ms: new worker, hello,
 // load_workload), the wall time to the next valid result, and the control's median before and after
 // (target: within 2%). Then the poison-skip cheat against its honest twin (the stale-output probe,
-// the same naive kernel): equal medians mean it gained nothing. Then a soak: N faulting candidates,
-// each followed by the control, with restart statistics and the GPU's free memory before and after.
-// Output is markdown for docs/hardening.md.
+// the same naive kernel): equal medians mean it gained nothing; likewise every cheat with an honest
+// twin ("twin_defines") against that twin, evaluated right before it (column "vs twin": cheat median /
+// twin median when the cheat is valid; below 0.9 means it kept something). Then a soak: N faulting
+// candidates, each followed by the control, with restart statistics and the GPU's free memory before and
+// after. Output is markdown for docs/hardening.md.
 //
 //   cheat_recovery [--device K] [--warmup 10] [--iterations 100] [--launch-timeout-ms 2000]
 //                  [--soak 100] [--root DIR]
@@ -68,6 +70,7 @@ struct cheat_row
     double after_us = 0;
     bool after_valid = false;
     double median_us = 0;  ///< The cheat's own score when valid.
+    double twin_us = 0;    ///< Its honest twin's score (0: no twin, or not valid).
 };
 
 struct soak_figures
@@ -210,6 +213,12 @@ public:
                 row.name = e.name;
                 row.expect = e.expect_text();
                 const evaluate_request cheat_req = request_for(e);
+                if (e.has_twin())
+                {
+                    const evaluate_request twin_req = request_for(e, true);
+                    gpu_evaluation twin = co_await gpu_.evaluate(twin_req);
+                    row.twin_us = outcome_of(twin) == "valid" ? score_of(twin) : 0;
+                }
                 const auto t_before = clock_type::now();
                 gpu_evaluation before = co_await gpu_.evaluate(control_req);
                 row.control_wall_ms = ms_since(t_before);
@@ -270,14 +279,15 @@ private:
         s.free_after_mib = after.at("free_memory_bytes").to_number<double>() / (1024.0 * 1024.0);
     }
 
-    evaluate_request request_for(const cheat_entry& e) const
+    evaluate_request request_for(const cheat_entry& e, bool twin = false) const
     {
-        const compile_output out = compiler_.compile(cheat_compile_request(e, arch_));
+        const compile_output out =
+            compiler_.compile(twin ? twin_compile_request(e, arch_) : cheat_compile_request(e, arch_));
         if (!out.compiled)
-            throw user_error(e.name + " does not compile: " + out.error);
+            throw user_error(e.name + (twin ? " (honest twin)" : "") + " does not compile: " + out.error);
         evaluate_request r;
-        r.name = e.name;
-        r.cand = e.cand;
+        r.name = twin ? e.name + "-twin" : e.name;
+        r.cand = twin ? *e.twin : e.cand;
         r.cubin = out.cubin;
         r.timing.warmup = args_.warmup;
         r.timing.iterations = args_.iterations;
@@ -327,7 +337,8 @@ void print_markdown(const results& r, const bench_args& a)
                     rel_diff_pct(pair.first, pair.second));
     std::printf(
         "\n| cheat | expected | outcome | cheat eval (ms) | restart (ms) | to next valid (ms) | control eval "
-        "(ms) | control before (us) | after (us) | diff |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        "(ms) | control before (us) | after (us) | diff | vs twin "
+        "|\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     double worst = 0;
     std::vector<double> fault_restart, hang_restart, fault_recovery, hang_recovery;
     for (const cheat_row& row : r.rows)
@@ -335,7 +346,16 @@ void print_markdown(const results& r, const bench_args& a)
         const double diff = rel_diff_pct(row.before_us, row.after_us);
         worst = std::max(worst, std::fabs(diff));
         const bool ok = row.expect.find(row.outcome) != std::string::npos;
-        std::printf("| %s | %s | %s%s | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f%s | %+.2f%% |\n",
+        char vs_twin[64] = "-";
+        if (row.twin_us > 0 && row.median_us > 0)
+            std::snprintf(vs_twin,
+                          sizeof vs_twin,
+                          "%.3f (%.3f / %.3f us)%s",
+                          row.median_us / row.twin_us,
+                          row.median_us,
+                          row.twin_us,
+                          row.median_us < k_twin_ratio * row.twin_us ? " (GAINED)" : "");
+        std::printf("| %s | %s | %s%s | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f%s | %+.2f%% | %s |\n",
                     row.name.c_str(),
                     row.expect.c_str(),
                     row.outcome.c_str(),
@@ -347,7 +367,8 @@ void print_markdown(const results& r, const bench_args& a)
                     row.before_us,
                     row.after_us,
                     row.after_valid ? "" : " (INVALID)",
-                    diff);
+                    diff,
+                    vs_twin);
         if (row.outcome == "fault")
         {
             fault_restart.push_back(row.restart_ms);

@@ -23,9 +23,11 @@ using namespace std::chrono_literals;
 using warpsmith::worker::worker_pipe;
 using clock_type = std::chrono::steady_clock;
 
-namespace {
+namespace
+{
 
-constexpr const char* k_help = R"(harness_overhead: the harness's cost per candidate, persistent vs fresh worker.
+constexpr const char* k_help =
+    R"(harness_overhead: the harness's cost per candidate, persistent vs fresh worker.
 
 Usage: harness_overhead [options]
   --n N              candidates per mode (default 50)
@@ -84,7 +86,8 @@ options parse(int argc, char** argv)
     for (int i = 1; i < argc; ++i)
     {
         const std::string a = argv[i];
-        const auto value = [&]() -> std::string {
+        const auto value = [&]() -> std::string
+        {
             if (i + 1 >= argc)
                 throw warpsmith::user_error(a + " needs a value");
             return argv[++i];
@@ -124,8 +127,9 @@ options parse(int argc, char** argv)
     return o;
 }
 
-const char* k_kernel = "extern \"C\" __global__ void vadd(int n, const float* a, const float* b, float* c)\n"
-                       "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] + b[i];\n}\n";
+const char* k_kernel =
+    "extern \"C\" __global__ void vadd(int n, const float* a, const float* b, float* c)\n"
+    "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] + b[i];\n}\n";
 
 json::object workload(long long elements)
 {
@@ -153,7 +157,10 @@ json::object must(const json::object& r, const char* what)
     return r;
 }
 
-double ms_since(clock_type::time_point t0) { return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count(); }
+double ms_since(clock_type::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+}
 
 struct summary
 {
@@ -176,7 +183,10 @@ struct summary
     }
 };
 
-double number(const json::value& v) { return v.is_number() ? v.to_number<double>() : 0.0; }
+double number(const json::value& v)
+{
+    return v.is_number() ? v.to_number<double>() : 0.0;
+}
 
 }  // namespace
 
@@ -192,7 +202,8 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "harness_overhead: %s\n", e.what());
         return 2;
     }
-    const std::vector<std::string> argv_worker{o.worker, "--device", std::to_string(o.device), "--log-level", "warn"};
+    const std::vector<std::string> argv_worker{
+        o.worker, "--device", std::to_string(o.device), "--log-level", "warn"};
     const json::object timing{{"warmup", o.warmup}, {"iterations", o.iterations}, {"mode", o.mode}};
     const json::object wl = workload(o.elements);
 
@@ -206,24 +217,29 @@ int main(int argc, char** argv)
                     std::string(hello.at("worker_version").as_string()).c_str(),
                     std::string(hello.at("driver_version").as_string()).c_str(),
                     std::string(hello.at("nvrtc_version").as_string()).c_str());
-        must(w.request({{"op", "load_workload"}, {"workload", wl}, {"hidden_seed", 7}}, 300s), "load_workload");
+        must(w.request({{"op", "load_workload"}, {"workload", wl}, {"hidden_seed", 7}}, 300s),
+             "load_workload");
 
-        json::object candidate{{"entry", "vadd"}, {"launch", {{"grid", {"ceil_div(n,256)"}}, {"block", {256}}}}};
+        json::object candidate{{"entry", "vadd"},
+                               {"launch", {{"grid", {"ceil_div(n,256)"}}, {"block", {256}}}}};
         if (o.source)
             candidate["source"] = k_kernel;
         else
         {
             const json::object c = must(
-                w.request({{"op", "compile"},
-                           {"request", {{"source", k_kernel}, {"entry", "vadd"}, {"arch", hello.at("device").at("arch")}}}},
-                          300s),
+                w.request(
+                    {{"op", "compile"},
+                     {"request",
+                      {{"source", k_kernel}, {"entry", "vadd"}, {"arch", hello.at("device").at("arch")}}}},
+                    300s),
                 "compile");
             candidate["cubin_b64"] = c.at("output").at("cubin_b64");
         }
-        const json::object evaluate{{"op", "evaluate"}, {"name", "bench"}, {"candidate", candidate}, {"timing", timing}};
+        const json::object evaluate{
+            {"op", "evaluate"}, {"name", "bench"}, {"candidate", candidate}, {"timing", timing}};
         must(w.request(evaluate, 300s), "warm-up evaluate");  // first use allocates pools, fills caches
 
-        summary round_trip, eval, kernel, compile, load, validate, time_phase, scrub;
+        summary round_trip, eval, kernel, compile, load, validate, time_phase, scrub, seal;
         for (int i = 0; i < o.n; ++i)
         {
             const auto t0 = clock_type::now();
@@ -231,7 +247,8 @@ int main(int argc, char** argv)
             round_trip.add(ms_since(t0));
             const json::object& result = r.at("result").as_object();
             if (result.at("status").as_string() != "valid")
-                throw std::runtime_error("the benchmark kernel is invalid: " + json::serialize(result.at("failure")));
+                throw std::runtime_error("the benchmark kernel is invalid: " +
+                                         json::serialize(result.at("failure")));
             const json::object& p = result.at("phases_ms").as_object();
             eval.add(number(result.at("eval_ms")));
             kernel.add(number(p.at("kernel_gpu_ms")));
@@ -240,6 +257,8 @@ int main(int argc, char** argv)
             validate.add(number(p.at("validate_ms")));
             time_phase.add(number(p.at("time_ms")));
             scrub.add(number(p.at("l2_scrub_ms")));
+            if (const json::value* v = p.if_contains("seal_ms"))
+                seal.add(number(*v));
         }
         must(w.request({{"op", "shutdown"}}, 30s), "shutdown");
         w.wait_exit(30s);
@@ -253,7 +272,8 @@ int main(int argc, char** argv)
             must(f.request({{"op", "hello"}}, 300s), "hello");
             const double started = ms_since(t0);
             const auto t1 = clock_type::now();
-            must(f.request({{"op", "load_workload"}, {"workload", wl}, {"hidden_seed", 7}}, 300s), "load_workload");
+            must(f.request({{"op", "load_workload"}, {"workload", wl}, {"hidden_seed", 7}}, 300s),
+                 "load_workload");
             const double loaded = ms_since(t1);
             const auto t2 = clock_type::now();
             must(f.request(evaluate, 300s), "evaluate");
@@ -269,8 +289,13 @@ int main(int argc, char** argv)
         }
 
         const double overhead = round_trip.mean() - kernel.mean();
-        std::printf("\n%d candidates, %d warm-up + %d timed launches (%s), perf case of %lld elements, %s\n", o.n,
-                    o.warmup, o.iterations, o.mode.c_str(), o.elements, o.source ? "source (compile cache)" : "cubin");
+        std::printf("\n%d candidates, %d warm-up + %d timed launches (%s), perf case of %lld elements, %s\n",
+                    o.n,
+                    o.warmup,
+                    o.iterations,
+                    o.mode.c_str(),
+                    o.elements,
+                    o.source ? "source (compile cache)" : "cubin");
         std::printf("\npersistent worker          mean ms  median ms\n");
         std::printf("  per candidate (client)  %8.3f  %8.3f\n", round_trip.mean(), round_trip.median());
         std::printf("  eval_ms (worker)        %8.3f  %8.3f\n", eval.mean(), eval.median());
@@ -279,8 +304,10 @@ int main(int argc, char** argv)
         std::printf("    validation runs       %8.3f  %8.3f\n", validate.mean(), validate.median());
         std::printf("    timing                %8.3f  %8.3f\n", time_phase.mean(), time_phase.median());
         std::printf("      of which L2 scrubs  %8.3f  %8.3f\n", scrub.mean(), scrub.median());
+        std::printf("    seal check            %8.3f  %8.3f\n", seal.mean(), seal.median());
         std::printf("  kernel's own GPU time   %8.3f  %8.3f\n", kernel.mean(), kernel.median());
-        std::printf("  overhead beyond kernel  %8.3f            (goal < 5 ms: %s)\n", overhead,
+        std::printf("  overhead beyond kernel  %8.3f            (goal < 5 ms: %s)\n",
+                    overhead,
                     overhead < 5.0 ? "met" : "missed");
         std::printf("  overhead without scrubs %8.3f\n", overhead - scrub.mean());
         if (o.fresh > 0)

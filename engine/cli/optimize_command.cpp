@@ -305,6 +305,9 @@ std::string final_table(const json::object& s, const fs::path& run_path, const j
     }
     else
         out += "no valid kernel\n";
+    // Why the winner is unconfirmed, or why there is none (a confirmation that invalidated candidates).
+    if (const auto* note = s.if_contains("best_note"); note && note->is_string())
+        out += "note: " + std::string(note->get_string()) + "\n";
     const auto& t = s.at("tokens").as_object();
     if (num(t.if_contains("input")) > 0 || num(t.if_contains("cost_usd")) > 0)
         out += "tokens: " + std::to_string(static_cast<long long>(num(t.if_contains("input")))) + " in, " +
@@ -340,9 +343,24 @@ void check_flags(const optimize_args& a)
 {
     if (!a.resume.empty())
     {
-        a.refuse_with_resume({"--workload", "--description", "--signature", "--reference", "--initial-kernel",
-                              "--input-cases", "--provider", "--strategy", "--candidates", "--branches", "--async",
-                              "--timing", "--warmup", "--iterations", "--seed", "--max-repairs", "--results"},
+        a.refuse_with_resume({"--workload",
+                              "--description",
+                              "--signature",
+                              "--reference",
+                              "--initial-kernel",
+                              "--input-cases",
+                              "--provider",
+                              "--strategy",
+                              "--candidates",
+                              "--branches",
+                              "--async",
+                              "--timing",
+                              "--warmup",
+                              "--iterations",
+                              "--seed",
+                              "--hidden-seed",
+                              "--max-repairs",
+                              "--results"},
                              "--resume continues a run with its own workload and search settings");
         if (auto given = a.llm.given_llm_flags(); !given.empty())
             throw user_error("--resume continues a run with its own model settings; " + given.front() +
@@ -671,8 +689,7 @@ void add_optimize_command(CLI::App& app)
                     "Consecutive repair requests for a branch's invalid candidates (default 2; autotune: 0)")
         ->check(non_negative)
         ->group(search_group);
-    cmd->add_option("--seed", a->seed, "Seed for strategies and the hidden validation inputs (default random)")
-        ->group(search_group);
+    a->add_seed_flags(*cmd, search_group, "Seed for strategies (default random)");
     a->llm.add_to(*cmd, "Model providers (openai, openai-chat, replay; docs/agents.md)");
 
     const char* budget_group = "Budgets (each optional; the first reached stops the run)";

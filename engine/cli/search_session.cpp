@@ -9,11 +9,10 @@
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
 #include "harness/cuda/driver_api.hpp"
-#include "harness/workload/input_generator.hpp"
 
-#include <CLI/CLI.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -22,13 +21,15 @@
 #include <sstream>
 #include <unistd.h>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace asio = boost::asio;
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
-namespace {
+namespace
+{
 
 /// argv of this process, for run.json.
 json::array command_line()
@@ -49,7 +50,9 @@ void write_stdout(const std::string& s)
 
 }  // namespace
 
-void search_session_args::add_evaluation_flags(CLI::App& c, const std::string& group, const std::string& confirm_help)
+void search_session_args::add_evaluation_flags(CLI::App& c,
+                                               const std::string& group,
+                                               const std::string& confirm_help)
 {
     cmd = &c;
     const auto positive = number_check(0, true);
@@ -61,20 +64,39 @@ void search_session_args::add_evaluation_flags(CLI::App& c, const std::string& g
     c.add_option("--compile-workers", compile_workers, "Compile worker processes (default: CPU threads)")
         ->check(non_negative)
         ->group(group);
-    c.add_flag("--in-process-compile", in_process_compile,
+    c.add_flag("--in-process-compile",
+               in_process_compile,
                "Compile with NVRTC in this process instead of compile workers (small machines)")
         ->group(group);
     c.add_option("--timing", timing, "cold (L2 scrubbed before each launch, default) or hot")
         ->check(CLI::IsMember({"cold", "hot"}))
         ->group(group);
-    c.add_option("--warmup", warmup, "Warm-up launches per case (default 10)")->check(non_negative)->group(group);
-    c.add_option("--iterations", iterations, "Measured launches per case (default 100)")->check(positive)->group(group);
-    c.add_option("--launch-timeout-ms", launch_timeout_ms, "A launch running longer is a hang (default 10000)")
+    c.add_option("--warmup", warmup, "Warm-up launches per case (default 10)")
+        ->check(non_negative)
+        ->group(group);
+    c.add_option("--iterations", iterations, "Measured launches per case (default 100)")
+        ->check(positive)
+        ->group(group);
+    c.add_option(
+         "--launch-timeout-ms", launch_timeout_ms, "A launch running longer is a hang (default 10000)")
         ->check(positive)
         ->group(group);
     c.add_option("--confirm-top", confirm_top, confirm_help)->check(non_negative)->group(group);
-    c.add_flag("--no-measure", no_measure,
-               "Do not measure copy bandwidth and FP32 rate at start (the roofline then uses datasheet figures)")
+    c.add_flag(
+         "--no-measure",
+         no_measure,
+         "Do not measure copy bandwidth and FP32 rate at start (the roofline then uses datasheet figures)")
+        ->group(group);
+}
+
+void search_session_args::add_seed_flags(CLI::App& c, const std::string& group, const std::string& seed_help)
+{
+    cmd = &c;
+    c.add_option("--seed", seed, seed_help)->group(group);
+    c.add_option("--hidden-seed",
+                 hidden_seed_flag,
+                 "Seed of the hidden validation inputs (default random, also with --seed: the public seed "
+                 "never reveals them; kept in run.json for --resume)")
         ->group(group);
 }
 
@@ -82,7 +104,8 @@ void search_session_args::add_output_flags(CLI::App& c, const std::string& group
 {
     c.add_option("--results", results, "Where run-NNN directories go (default results)")->group(group);
     c.add_option("--resume", resume, "Continue results/run-NNN from its journal")->group(group);
-    c.add_flag("--json-progress", json_progress,
+    c.add_flag("--json-progress",
+               json_progress,
                "Machine-readable progress events and the summary on stdout (JSON lines)")
         ->group(group);
 }
@@ -95,10 +118,12 @@ bool search_session_args::given(const std::string& flag) const
 void search_session_args::check_async_or_branches() const
 {
     if (given("--async") && given("--branches"))
-        throw user_error("--async N replaces --branches (N proposals in flight, no iteration barrier); give one of them");
+        throw user_error(
+            "--async N replaces --branches (N proposals in flight, no iteration barrier); give one of them");
 }
 
-void search_session_args::refuse_with_resume(std::initializer_list<const char*> flags, const std::string& why) const
+void search_session_args::refuse_with_resume(std::initializer_list<const char*> flags,
+                                             const std::string& why) const
 {
     for (const char* f : flags)
         if (given(f))
@@ -110,7 +135,8 @@ std::vector<int> search_session_args::devices() const
     if (gpus == "all")
     {
         if (!worker.worker_cmd.empty())
-            throw user_error("--gpus all counts local GPUs; with --worker-cmd name the devices (e.g. --gpus 0,1)");
+            throw user_error(
+                "--gpus all counts local GPUs; with --worker-cmd name the devices (e.g. --gpus 0,1)");
         const int n = cuda::device_count();
         if (n <= 0)
             throw user_error("no CUDA device found (--gpus all)");
@@ -170,7 +196,11 @@ json::object search_session_args::evaluation_config() const
 
 std::uint64_t search_session_args::hidden_seed() const
 {
-    return given("--seed") ? splitmix64_mix(seed ^ 0x68696464656e5eedULL) : random_hidden_seed();
+    // Never derived from --seed: a strategy seed is public (command lines, run.json, bench suites),
+    // and hidden inputs that follow from it could be regenerated by anyone who reads it.
+    if (!hidden_seed_)
+        hidden_seed_ = given("--hidden-seed") ? hidden_seed_flag : random_hidden_seed();
+    return *hidden_seed_;
 }
 
 void start_search(search_options& s, const search_session_args& a)
@@ -225,7 +255,8 @@ graceful_interrupt search_interrupt(std::string_view what)
 {
     graceful_interrupt g;
     g.notice = "interrupted: no more " + std::string(what) +
-               "; the GPU finishes its current evaluation, then the run is finalized. Ctrl-C again to abort at once.";
+               "; the GPU finishes its current evaluation, then the run is finalized. Ctrl-C again to abort "
+               "at once.";
     // Every journal event is already on disk (one write(2) each): aborting loses nothing.
     g.abort_notice = "aborted; the journal is intact (--resume continues)";
     return g;
@@ -242,14 +273,15 @@ asio::awaitable<search_result> run_session(asio::io_context& ioc,
     steady_clock_source clock;
     const std::int64_t next_seq = p.resume ? p.resume->next_seq : 1;
     journal_writer journal(p.run->journal_path(), next_seq);
-    const auto mode = json_progress ? progress_mode::json
+    const auto mode = json_progress             ? progress_mode::json
                       : ::isatty(STDERR_FILENO) ? progress_mode::tty
                                                 : progress_mode::plain;
     progress_reporter progress(mode, mode == progress_mode::json ? stdout : stderr);
     if (mode != progress_mode::json)
         std::fprintf(stderr, "%s %s\n", p.resume ? "resuming" : hooks.title.c_str(), p.run->path().c_str());
 
-    search_engine engine(ioc, backend, strat, clock, p.work, p.search, *p.run, journal, p.run_info, &progress);
+    search_engine engine(
+        ioc, backend, strat, clock, p.work, p.search, *p.run, journal, p.run_info, &progress);
     interrupt.stop = [&engine] { engine.request_stop("interrupted", true); };
     search_result res;
     std::exception_ptr error;

@@ -33,11 +33,13 @@
 #include <string_view>
 #include <vector>
 
-namespace CLI {
+namespace CLI
+{
 class App;
 }
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct search_session_args
 {
@@ -45,6 +47,7 @@ struct search_session_args
     int branches = 1;
     int async = 0;
     std::uint64_t seed = 0;
+    std::uint64_t hidden_seed_flag = 0;  ///< --hidden-seed N (see hidden_seed()).
     double max_wall_time = 0;
     double grace_seconds = 30;
     // Evaluation.
@@ -69,6 +72,9 @@ struct search_session_args
     /// --timing, --warmup, --iterations, --launch-timeout-ms, --confirm-top (its help says what is
     /// re-timed) and --no-measure, in `group`. Sets cmd.
     void add_evaluation_flags(CLI::App& cmd, const std::string& group, const std::string& confirm_help);
+    /// --seed (with the command's own help: what it seeds and its default) and --hidden-seed, in
+    /// `group`. Sets cmd.
+    void add_seed_flags(CLI::App& cmd, const std::string& group, const std::string& seed_help);
     /// --results, --resume and --json-progress in `group`.
     void add_output_flags(CLI::App& cmd, const std::string& group);
 
@@ -89,9 +95,14 @@ struct search_session_args
     executor_backend_options backend_options() const;
     /// run.json "config.evaluation".
     boost::json::object evaluation_config() const;
-    /// The hidden validation inputs' seed: reproducible with --seed (still hidden from
-    /// strategies), else random.
+    /// The hidden validation inputs' seed (SPEC §3: not derivable from the public one): N of
+    /// --hidden-seed N, else random, also when --seed is given. Chosen once per session: every
+    /// call returns the same value (workload inference and the search load the same inputs). The
+    /// engine records it in run.json "config.search.hidden_seed", where --resume reads it back.
     std::uint64_t hidden_seed() const;
+
+private:
+    mutable std::optional<std::uint64_t> hidden_seed_;
 };
 
 /// Everything one session needs, prepared (and checked) before any worker starts.

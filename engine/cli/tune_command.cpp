@@ -201,6 +201,7 @@ void check_flags(const tune_args& a)
     {
         a.refuse_with_resume({"--strategy",
                               "--seed",
+                              "--hidden-seed",
                               "--branches",
                               "--async",
                               "--timing",
@@ -578,8 +579,7 @@ void add_tune_command(CLI::App& app)
     cmd->add_option("--budget", a->budget, "GPU evaluations (default 100; grid: the whole space)")
         ->check(positive)
         ->group(search_group);
-    cmd->add_option("--seed", a->seed, "Seed of the strategy (default 1) and of the hidden validation inputs")
-        ->group(search_group);
+    a->add_seed_flags(*cmd, search_group, "Seed of the strategy (default 1)");
     cmd->add_option("--branches", a->branches, "Points proposed together each iteration (default 1)")
         ->check(number_check(1, false))
         ->group(search_group);

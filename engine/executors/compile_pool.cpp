@@ -3,14 +3,19 @@
 #include "engine/executors/async_semaphore.hpp"
 #include "engine/executors/worker_process.hpp"
 #include "harness/compile/compile_cache.hpp"
+#include "harness/compile/compile_sandbox.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
+#include "harness/core/secret_redaction.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -28,6 +33,25 @@ int resolve_workers(int requested)
         return requested;
     unsigned n = std::thread::hardware_concurrency();
     return n == 0 ? 1 : static_cast<int>(n);
+}
+
+/// An empty directory of the pool's own under the system temp dir, for its compile workers to run in.
+std::filesystem::path make_sandbox_dir()
+{
+    std::string templ = (std::filesystem::temp_directory_path() / "warpsmith-compile-XXXXXX").string();
+    if (::mkdtemp(templ.data()) == nullptr)
+        throw user_error("cannot create a temporary directory for the compile workers: " +
+                         std::string(std::strerror(errno)));
+    return templ;
+}
+
+/// A compile log may carry what a kernel read before the include policy or the sandbox stopped it
+/// (or a secret the worker process did not know of); nothing leaves the pool unredacted.
+compile_output redacted(compile_output out)
+{
+    out.log = redact_secrets(out.log);
+    out.error = redact_secrets(out.error);
+    return out;
 }
 
 compile_output failed_output(const compile_request& request, std::string error)
@@ -68,6 +92,7 @@ struct compile_pool::impl
             }
             else
                 launch.extra_args.push_back("--no-cache");
+            sandbox_dir = make_sandbox_dir();
         }
     }
 
@@ -75,6 +100,13 @@ struct compile_pool::impl
     {
         if (pool)
             pool->join();
+        // The workers are gone with `workers` (killed if still running); their directory goes too.
+        workers.clear();
+        if (!sandbox_dir.empty())
+        {
+            std::error_code ec;
+            std::filesystem::remove_all(sandbox_dir, ec);
+        }
     }
 
     asio::io_context& ioc;
@@ -92,6 +124,18 @@ struct compile_pool::impl
     // Process mode: one persistent compile worker per slot, started on first use.
     std::vector<std::unique_ptr<worker_process>> workers;
     std::vector<int> idle;
+    std::filesystem::path sandbox_dir;
+
+    /// Built at each start rather than once: a secret registered after the pool was made (the API
+    /// key, read when the model client is set up) is kept from workers started later.
+    worker_spawn_options spawn_options() const
+    {
+        worker_spawn_options spawn;
+        spawn.environment =
+            compile_worker_environment(current_environment(), sandbox_dir, opts.secret_env_names);
+        spawn.start_dir = sandbox_dir.string();
+        return spawn;
+    }
 
     asio::awaitable<compile_output> compile_in_process(compile_request request)
     {
@@ -124,7 +168,7 @@ struct compile_pool::impl
             if (!w)
             {
                 auto argv = launch.compile_argv();
-                w = std::make_unique<worker_process>(ioc.get_executor(), argv, label);
+                w = std::make_unique<worker_process>(ioc.get_executor(), argv, label, spawn_options());
                 try
                 {
                     co_await w->start(opts.start_deadline);
@@ -210,8 +254,8 @@ asio::awaitable<compile_output> compile_pool::compile(compile_request request)
         ~dec() { --n; }
     } dec_in_flight{d.in_flight};
     if (d.compiler)
-        co_return co_await d.compile_in_process(std::move(request));
-    co_return co_await d.compile_in_worker(std::move(request));
+        co_return redacted(co_await d.compile_in_process(std::move(request)));
+    co_return redacted(co_await d.compile_in_worker(std::move(request)));
 }
 
 asio::awaitable<void> compile_pool::stop()

@@ -7,6 +7,11 @@
 //
 // Threading: compile() is called from the io_context thread and completes there; at most N
 // compiles run at once, the rest wait in FIFO order.
+//
+// Compile workers run where the secrets are not (docs/hardening.md, "Model code reads no host
+// file"): each starts with an environment without credentials, in an empty temporary directory that
+// the pool removes when it is destroyed, and sandboxes itself with Landlock before its first compile.
+// Every compile output is redacted of registered secrets before compile() returns it.
 
 #include "engine/executors/worker_launch.hpp"
 #include "harness/compile/compile_request.hpp"
@@ -18,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace warpsmith {
 
@@ -29,6 +35,9 @@ struct compile_pool_options
     bool use_cache = true;
     std::chrono::milliseconds compile_deadline{300000};  ///< Per compile (process mode): then killed.
     std::chrono::milliseconds start_deadline{60000};     ///< Compile worker start + hello.
+    /// Process mode: further variables kept from compile workers, beyond every credential-named one
+    /// and every variable holding a registered secret (harness/compile/compile_sandbox.hpp).
+    std::vector<std::string> secret_env_names;
 };
 
 class compile_pool

@@ -1,8 +1,10 @@
 #include "engine/executors/worker_process.hpp"
 
 #include "engine/executors/line_framer.hpp"
+#include "harness/compile/compile_sandbox.hpp"
 #include "harness/core/log.hpp"
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/deferred.hpp>
 #include <boost/asio/detached.hpp>
@@ -10,15 +12,15 @@
 #include <boost/asio/readable_pipe.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/writable_pipe.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-#include <boost/asio/writable_pipe.hpp>
 #include <boost/process/v2/process.hpp>
 #include <boost/process/v2/stdio.hpp>
 
 #include <array>
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <deque>
@@ -59,6 +61,29 @@ struct new_process_group
     bp::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*&)
     {
         if (::setpgid(0, 0) != 0)
+            return bp::error_code(errno, boost::system::system_category());
+        return {};
+    }
+};
+
+/// The child's environment and working directory, when the worker_spawn_options give them. (Boost 1.81's
+/// bp::process_environment leaves its POSIX on_setup undefined in header-only builds.)
+struct environment_and_dir
+{
+    std::vector<const char*> env;  // Points into the strings of the worker_spawn_options; null-terminated.
+    std::string dir;
+
+    template <typename Launcher>
+    bp::error_code on_setup(Launcher& launcher, const bp::filesystem::path&, const char* const*)
+    {
+        launcher.env = env.data();
+        return {};
+    }
+
+    template <typename Launcher>
+    bp::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*&)
+    {
+        if (!dir.empty() && ::chdir(dir.c_str()) != 0)
             return bp::error_code(errno, boost::system::system_category());
         return {};
     }
@@ -155,10 +180,14 @@ std::optional<errc> worker_errc(const std::system_error& e)
 
 struct worker_process::impl
 {
-    impl(asio::any_io_executor executor, std::vector<std::string> args, std::string name)
+    impl(asio::any_io_executor executor,
+         std::vector<std::string> args,
+         std::string name,
+         worker_spawn_options s)
         : ex(std::move(executor)),
           argv(std::move(args)),
           label(std::move(name)),
+          spawn(std::move(s)),
           in(ex),
           out(ex),
           err(std::make_shared<stderr_state>(ex)),
@@ -181,6 +210,7 @@ struct worker_process::impl
     asio::any_io_executor ex;
     std::vector<std::string> argv;
     std::string label;
+    worker_spawn_options spawn;
     asio::writable_pipe in;
     asio::readable_pipe out;
     std::shared_ptr<stderr_state> err;
@@ -433,8 +463,11 @@ struct worker_process::impl
     }
 };
 
-worker_process::worker_process(asio::any_io_executor ex, std::vector<std::string> argv, std::string label)
-    : impl_(std::make_unique<impl>(std::move(ex), std::move(argv), std::move(label)))
+worker_process::worker_process(asio::any_io_executor ex,
+                               std::vector<std::string> argv,
+                               std::string label,
+                               worker_spawn_options spawn)
+    : impl_(std::make_unique<impl>(std::move(ex), std::move(argv), std::move(label), std::move(spawn)))
 {
     if (impl_->argv.empty())
         throw std::invalid_argument("worker_process: empty argv");
@@ -455,7 +488,21 @@ asio::awaitable<json::object> worker_process::start(std::chrono::milliseconds de
     try
     {
         bp::process_stdio stdio{d.in, d.out, d.err->pipe};
-        d.proc.emplace(d.ex, bp::filesystem::path(program->string()), args, stdio, new_process_group{});
+        if (d.spawn.environment || d.spawn.start_dir)
+        {
+            // The child's environment and directory, when given; otherwise ours.
+            const std::vector<std::string> env =
+                d.spawn.environment ? *d.spawn.environment : current_environment();
+            environment_and_dir setup;
+            for (const auto& e : env)
+                setup.env.push_back(e.c_str());
+            setup.env.push_back(nullptr);
+            setup.dir = d.spawn.start_dir.value_or("");
+            d.proc.emplace(
+                d.ex, bp::filesystem::path(program->string()), args, stdio, new_process_group{}, setup);
+        }
+        else
+            d.proc.emplace(d.ex, bp::filesystem::path(program->string()), args, stdio, new_process_group{});
     }
     catch (const boost::system::system_error& e)
     {

@@ -21,11 +21,23 @@
 
 namespace warpsmith {
 
+/// How a child is started beyond its argv: by default it inherits warpsmith's environment and
+/// working directory. Compile workers get an environment without credentials and an empty
+/// directory of their own (compile_pool.cpp, harness/compile/compile_sandbox.hpp).
+struct worker_spawn_options
+{
+    std::optional<std::vector<std::string>> environment;  ///< NAME=VALUE, replacing the whole environment.
+    std::optional<std::string> start_dir;                 ///< Working directory of the child.
+};
+
 class worker_process
 {
 public:
     /// argv[0] is the program; label names the worker in logs ("gpu0", "compile3").
-    worker_process(boost::asio::any_io_executor ex, std::vector<std::string> argv, std::string label);
+    worker_process(boost::asio::any_io_executor ex,
+                   std::vector<std::string> argv,
+                   std::string label,
+                   worker_spawn_options spawn = {});
     ~worker_process();  ///< Kills the child if still running.
     worker_process(const worker_process&) = delete;
     worker_process& operator=(const worker_process&) = delete;

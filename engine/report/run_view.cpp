@@ -251,7 +251,9 @@ run_view build_run_view(run_files files)
         v.confirmation = journal_confirmation;
     if (!v.best_id && v.finished && journal_winner)
         v.best_id = journal_winner;
-    if (!v.best_id)
+    // A finished run's summary without a best means there is none (e.g. no candidate survived the
+    // confirmation): never promote an unconfirmed candidate in its place.
+    if (!v.best_id && !(s && v.finished))
     {
         // No summary (an interrupted or running run): the best so far by the engine's ranking.
         const report_candidate* best = nullptr;

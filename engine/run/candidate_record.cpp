@@ -166,20 +166,68 @@ json::object evaluated_event(const candidate_record& r)
     json::value failure = nullptr;
     if (!r.ec.valid)
         failure = json::object{{"kind", r.ec.failure_kind}, {"message", r.ec.failure_message}};
-    return json::object{{"event", "evaluated"},
+    json::object ev{{"event", "evaluated"},
+                    {"id", r.ec.id},
+                    {"gpu", r.gpu},
+                    {"valid", r.ec.valid},
+                    {"failure", std::move(failure)},
+                    {"score_us", r.ec.valid ? json::value(r.ec.score_us) : json::value(nullptr)},
+                    {"speedup_vs_reference", r.ec.speedup_vs_reference},
+                    {"speedup_vs_initial", r.ec.speedup_vs_initial},
+                    {"case_median_us", std::move(medians)},
+                    {"queued_ms", r.queued_ms},
+                    {"busy_ms", r.busy_ms},
+                    {"worker_restarted", r.worker_restarted},
+                    {"restart_reason", r.restart_reason},
+                    {"result", r.ec.result}};
+    if (r.invalidated)
+        ev["invalidated"] = *r.invalidated;
+    return ev;
+}
+
+json::object invalidated_event(const candidate_record& r)
+{
+    json::object failure;
+    json::value stage = "confirmation";
+    json::value attempt = nullptr;
+    if (r.invalidated)
+    {
+        const auto& o = *r.invalidated;
+        for (const char* k : {"kind", "case", "message"})
+            failure[k] = o.contains(k) ? o.at(k) : json::value(nullptr);
+        if (const auto* s = o.if_contains("stage"))
+            stage = *s;
+        if (const auto* a = o.if_contains("attempt"))
+            attempt = *a;
+    }
+    return json::object{{"event", "invalidated"},
                         {"id", r.ec.id},
-                        {"gpu", r.gpu},
-                        {"valid", r.ec.valid},
-                        {"failure", std::move(failure)},
-                        {"score_us", r.ec.valid ? json::value(r.ec.score_us) : json::value(nullptr)},
-                        {"speedup_vs_reference", r.ec.speedup_vs_reference},
-                        {"speedup_vs_initial", r.ec.speedup_vs_initial},
-                        {"case_median_us", std::move(medians)},
-                        {"queued_ms", r.queued_ms},
-                        {"busy_ms", r.busy_ms},
-                        {"worker_restarted", r.worker_restarted},
-                        {"restart_reason", r.restart_reason},
-                        {"result", r.ec.result}};
+                        {"stage", stage},
+                        {"attempt", attempt},
+                        {"failure", std::move(failure)}};
+}
+
+void invalidate_record(candidate_record& r,
+                       const std::string& stage,
+                       int attempt,
+                       const std::string& kind,
+                       const std::string& case_name,
+                       const std::string& message)
+{
+    r.ec.valid = false;
+    r.ec.failure_kind = kind.empty() ? "invalid" : kind;
+    r.ec.failure_message =
+        stage + ": " + (case_name.empty() ? message : "case " + case_name + ": " + message);
+    r.invalidated = json::object{{"stage", stage},
+                                 {"attempt", attempt},
+                                 {"kind", r.ec.failure_kind},
+                                 {"case", case_name.empty() ? json::value(nullptr) : json::value(case_name)},
+                                 {"message", message}};
+}
+
+bool valid_in_search(const candidate_record& r)
+{
+    return r.ec.valid || r.invalidated.has_value();
 }
 
 candidate_record record_from_proposed(const json::object& ev)
@@ -238,7 +286,30 @@ void apply_evaluated(candidate_record& r, const json::object& ev)
         r.restart_reason = std::string(s->get_string());
     if (const auto* res = ev.if_contains("result"))
         r.ec.result = *res;
+    r.invalidated.reset();
     r.evaluated = true;
+}
+
+void apply_invalidated(candidate_record& r, const json::object& ev)
+{
+    if (!r.evaluated)
+        bad_event(ev, "candidate " + r.ec.id + " is invalidated before it was evaluated");
+    const auto& f = need(ev, "failure");
+    if (!f.is_object())
+        bad_event(ev, "'failure' must be an object");
+    const auto& fo = f.get_object();
+    auto text = [&](std::string_view key)
+    {
+        const auto* v = fo.if_contains(key);
+        return v && v->is_string() ? std::string(v->get_string()) : std::string();
+    };
+    std::string stage = "confirmation";
+    if (const auto* s = ev.if_contains("stage"); s && s->is_string())
+        stage = std::string(s->get_string());
+    int attempt = 0;
+    if (const auto* a = ev.if_contains("attempt"); a && a->is_int64())
+        attempt = static_cast<int>(a->get_int64());
+    invalidate_record(r, stage, attempt, text("kind"), text("case"), text("message"));
 }
 
 json::object history_row(const candidate_record& r)
@@ -267,6 +338,8 @@ json::object history_row(const candidate_record& r)
         row["speedup_vs_initial"] = r.ec.speedup_vs_initial;
         row["case_median_us"] = std::move(medians);
     }
+    if (r.invalidated)
+        row["invalidated"] = *r.invalidated;
     row["gpu"] = r.gpu;
     json::object res = r.ec.compile.resources.to_json().as_object();
     row["resources"] = std::move(res);

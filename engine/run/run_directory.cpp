@@ -2,6 +2,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/core/secret_redaction.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -212,7 +213,7 @@ void run_directory::write_compiled(const candidate_record& r) const
     std::string log = r.ec.compile.log;
     if (!r.ec.compile.compiled && !r.ec.compile.error.empty())
         log = "error: " + r.ec.compile.error + "\n" + log;
-    write_quick(dir / "compile.log", log);
+    write_quick(dir / "compile.log", redact_secrets(log));
 }
 
 void run_directory::write_evaluated(const candidate_record& r,

@@ -65,6 +65,14 @@ void run_replay::apply(const json::object& ev)
         state_.by_id.emplace(rec.id(), state_.candidates.size());
         state_.candidates.push_back(std::move(rec));
     }
+    else if (type == "invalidated")
+    {
+        const auto id = string_field(ev, "id");
+        auto it = state_.by_id.find(id);
+        if (it == state_.by_id.end())
+            throw user_error("journal: 'invalidated' event for unknown candidate '" + id + "'");
+        apply_invalidated(state_.candidates[it->second], ev);
+    }
     else if (type == "compiled" || type == "evaluated")
     {
         const auto id = string_field(ev, "id");

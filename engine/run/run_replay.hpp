@@ -6,8 +6,9 @@
 //
 // What it rebuilds: every candidate (proposed, compiled, evaluated), the order in which they
 // finished, the last finished iteration, token usage, the vendor baselines already timed, the next
-// journal sequence number and next candidate number. A candidate proposed but not evaluated is pending: resume evaluates it
-// (it is never proposed again and never lost); an evaluated one is never evaluated again.
+// journal sequence number and next candidate number. A candidate proposed but not evaluated is pending:
+// resume evaluates it (it is never proposed again and never lost); an evaluated one is never evaluated again.
+// An `invalidated` event (the final confirmation found the candidate invalid) makes it invalid for good.
 
 #include "agents/strategy.hpp"
 #include "engine/run/candidate_record.hpp"

@@ -111,6 +111,23 @@ std::string describe_event(const json::object& ev)
         }
         return s;
     }
+    if (type == "invalidated")
+    {
+        // The final confirmation found a candidate invalid (docs/engine.md, "Scoring and
+        // confirmation"): it cannot win.
+        std::string kind, message;
+        if (const auto* f = ev.if_contains("failure"); f && f->is_object())
+        {
+            kind = str(f->get_object(), "kind");
+            message = str(f->get_object(), "message");
+        }
+        if (auto nl = message.find('\n'); nl != std::string::npos)
+            message = message.substr(0, nl);
+        if (message.size() > 100)
+            message = message.substr(0, 97) + "...";
+        return str(ev, "id") + " invalid in " + str(ev, "stage") + ": " + kind +
+               (message.empty() ? "" : ": " + message);
+    }
     if (type == "iteration_finished")
         return "iteration " + str(ev, "iteration") + " finished";
     if (type == "proposal_failed")

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace warpsmith {
 
@@ -72,14 +73,65 @@ std::vector<std::string> top_candidates(const std::vector<evaluated_candidate>& 
     return out;
 }
 
+json::object confirmation_failure::to_json() const
+{
+    return json::object{{"kind", kind},
+                        {"case", case_name.empty() ? json::value(nullptr) : json::value(case_name)},
+                        {"message", message}};
+}
+
+std::string confirmation_failure::text() const
+{
+    return case_name.empty() ? message : "case " + case_name + ": " + message;
+}
+
+namespace
+{
+
+/// The "invalid" object of a time_interleaved response, by key.
+std::map<std::string, confirmation_failure> invalid_entries(const json::object& response)
+{
+    std::map<std::string, confirmation_failure> out;
+    const auto* inv = response.if_contains("invalid");
+    if (!inv || !inv->is_object())
+        return out;
+    for (const auto& kv : inv->get_object())
+    {
+        confirmation_failure f;
+        f.key = std::string(kv.key());
+        f.kind = "invalid";
+        if (const auto* o = kv.value().if_object())
+        {
+            if (const auto* k = o->if_contains("kind"); k && k->is_string() && !k->get_string().empty())
+                f.kind = std::string(k->get_string());
+            if (const auto* c = o->if_contains("case"); c && c->is_string())
+                f.case_name = std::string(c->get_string());
+            if (const auto* m = o->if_contains("message"); m && m->is_string())
+                f.message = std::string(m->get_string());
+        }
+        if (f.message.empty())
+            f.message = "the interleaved confirmation found " + f.key + " invalid (" + f.kind + ")";
+        out.emplace(f.key, std::move(f));
+    }
+    return out;
+}
+
+}  // namespace
+
 confirmation_decision decide_confirmation(const json::object& response, const std::vector<confirmation_input>& inputs)
 {
     confirmation_decision d;
+    const auto invalid = invalid_entries(response);
+    for (const auto& in : inputs)
+        if (auto it = invalid.find(in.key); it != invalid.end())
+            d.invalid.push_back(it->second);
     const auto* timings = response.if_contains("timings");
     if (!timings || !timings->is_object())
         return d;
     auto medians_of = [&](const std::string& key) {
         case_medians m;
+        if (invalid.count(key))
+            return m;
         const auto* e = timings->get_object().if_contains(key);
         if (!e || !e->is_object())
             return m;
@@ -98,6 +150,8 @@ confirmation_decision decide_confirmation(const json::object& response, const st
         confirmed_entry e;
         e.key = in.key;
         e.eligible = in.eligible;
+        if (invalid.count(in.key))
+            continue;
         e.medians = medians_of(in.key);
         auto score = score_of(e.medians);
         if (!score)
@@ -147,7 +201,11 @@ json::object confirmation_decision::to_json() const
             {"rel_diff_vs_search", e.rel_diff ? json::value(*e.rel_diff) : json::value(nullptr)},
             {"case_median_us", std::move(m)}});
     }
+    json::object inv;
+    for (const auto& f : invalid)
+        inv[f.key] = f.to_json();
     return json::object{{"entries", std::move(arr)},
+                        {"invalid", std::move(inv)},
                         {"winner", winner ? json::value(*winner) : json::value(nullptr)},
                         {"max_abs_rel_diff_vs_search", max_abs_rel_diff},
                         {"mean_abs_rel_diff_vs_search", mean_abs_rel_diff}};

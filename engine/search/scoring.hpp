@@ -10,7 +10,9 @@
 //  * Candidates are ranked by speedup over the reference (so that timings from different GPUs
 //    compare fairly), ties by score, then id.
 //  * Confirmation re-times the best few, the initial kernel and the reference interleaved on one
-//    GPU; the winner is the fastest of those candidates and the initial kernel on those numbers.
+//    GPU; the winner is the fastest of those candidates and the initial kernel on those numbers,
+//    among the entries whose interleaved launches all validated (the worker's "invalid" lists the
+//    others; SPEC §3 "Trust rules"). Several attempts and the winner policy: confirmation.hpp.
 
 #include "agents/strategy.hpp"
 #include "harness/timing/result_medians.hpp"
@@ -62,18 +64,36 @@ struct confirmed_entry
     std::optional<double> rel_diff;           ///< score_us / search_score_us - 1.
 };
 
+/// An entry whose interleaved launches did not validate (time_interleaved "invalid").
+struct confirmation_failure
+{
+    std::string key;
+    std::string kind;       ///< A failure kind of the worker protocol (timed_output_mismatch, ...).
+    std::string case_name;  ///< Empty when the failure is not about one case.
+    std::string message;
+
+    /// {"kind", "case" (null when none), "message"}.
+    boost::json::object to_json() const;
+    /// "case C: message" (or the message alone), for failure_message and logs.
+    std::string text() const;
+};
+
 struct confirmation_decision
 {
-    std::vector<confirmed_entry> entries;     ///< Fastest first.
-    std::optional<std::string> winner;        ///< Fastest eligible entry.
+    std::vector<confirmed_entry> entries;       ///< Fastest first; valid entries only.
+    std::vector<confirmation_failure> invalid;  ///< Entries the worker found invalid, input order.
+    std::optional<std::string> winner;          ///< Fastest eligible valid entry.
     double max_abs_rel_diff = 0;              ///< Largest |confirmation / search - 1|.
     double mean_abs_rel_diff = 0;
 
     boost::json::object to_json() const;
 };
 
-/// Decides on the response of time_interleaved ({"timings": {key: {case: {median_us, ...}}}}).
-/// Entries whose timings are missing are left out.
+/// Decides on the response of time_interleaved ({"timings": {key: {case: {median_us, ...}}},
+/// "invalid": {key: {"kind", "case", "message"}}}). An entry listed in "invalid" is never scored and
+/// never wins, whatever timings it has (they may be partial); its failure is in `invalid`. Reference
+/// medians of an invalid reference are not used (speedups are then 0). Entries whose timings are
+/// missing are left out. A response without "invalid" (older workers) invalidates nothing.
 confirmation_decision decide_confirmation(const boost::json::object& response,
                                           const std::vector<confirmation_input>& inputs);
 

@@ -1,5 +1,6 @@
 #include "engine/search/search_engine.hpp"
 
+#include "engine/search/confirmation.hpp"
 #include "engine/search/resource_pool.hpp"
 #include "engine/search/scoring.hpp"
 #include "engine/search/search_scheduler.hpp"
@@ -16,14 +17,15 @@
 #include <boost/asio/experimental/channel.hpp>
 #include <boost/asio/experimental/parallel_group.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/this_coro.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/array.hpp>
 
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <map>
 
 namespace warpsmith {
@@ -901,7 +903,9 @@ struct search_engine::impl : strategy_services
         for (auto idx : r.evaluation_order)
         {
             const auto& rec = records_[idx];
-            sched_.restore_record(rec.ec.branch, rec.ec.iteration, rec.id(), rec.ec.valid);
+            // The scheduler saw the search's verdict; a later invalidation by the confirmation
+            // does not make the branch repair it.
+            sched_.restore_record(rec.ec.branch, rec.ec.iteration, rec.id(), valid_in_search(rec));
         }
         std::map<int, std::vector<std::size_t>> pending;
         for (const auto& id : pending_ids)
@@ -916,6 +920,13 @@ struct search_engine::impl : strategy_services
 
     // ---- confirmation and finalization ----
 
+    /// Attempts of the final confirmation before giving up on finding a candidate that survives it.
+    static constexpr int k_max_confirmation_attempts = 4;
+
+    /// The final confirmation (confirmation.hpp): attempts of time_interleaved until a candidate
+    /// survives, journaling every candidate the worker finds invalid. Never throws for a failed
+    /// request: confirmation_ then says "skipped" with the reason and write_best() falls back to
+    /// the search's numbers, marked unconfirmed.
     asio::awaitable<void> confirm()
     {
         if (opts_.confirm_top <= 0)
@@ -923,12 +934,62 @@ struct search_engine::impl : strategy_services
             confirmation_ = json::object{{"skipped", "--confirm-top 0"}};
             co_return;
         }
-        const auto top = top_candidates(history_, opts_.confirm_top);
-        if (top.empty())
+        confirmation_planner plan(opts_.confirm_top, k_max_confirmation_attempts);
+        auto batch = plan.next(history_);
+        if (batch.empty())
         {
             confirmation_ = json::object{{"skipped", "no valid candidate"}};
             co_return;
         }
+        std::string failed;
+        try
+        {
+            while (!batch.empty())
+            {
+                auto d = co_await confirmation_attempt(batch, plan.attempts() + 1);
+                if (!d)
+                    break;  // confirmation_ says why
+                plan.record(batch, *d);
+                decision_ = std::move(*d);
+                batch = plan.next(history_);
+            }
+        }
+        catch (const std::exception& e)
+        {
+            failed = e.what();
+        }
+        json::object invalid;
+        for (const auto& f : plan.invalidated())
+            invalid[f.key] = f.to_json();
+        if (!failed.empty())
+        {
+            log_warn("confirmation failed: " + failed);
+            decision_.reset();
+            confirmation_ = json::object{{"skipped", "failed: " + failed}};
+        }
+        if (!decision_)
+        {
+            if (!confirmation_.contains("skipped"))
+                confirmation_ = json::object{{"skipped", "no attempt completed"}};
+            confirmation_["attempts"] = plan.attempts();
+            confirmation_["invalidated"] = std::move(invalid);
+            co_return;
+        }
+        no_candidate_survived_ = plan.no_candidate_survived();
+        confirmation_ = decision_->to_json();
+        confirmation_["gpu"] = 0;
+        confirmation_["rounds"] = opts_.confirm_rounds;
+        confirmation_["attempts"] = plan.attempts();
+        confirmation_["invalidated"] = std::move(invalid);
+        confirmation_["no_candidate_survived"] = no_candidate_survived_;
+    }
+
+    /// One attempt: the reference, the initial kernel and `batch` timed interleaved on GPU 0. Marks
+    /// the candidates the worker finds invalid (journal `invalidated`, result.json, history) and
+    /// journals the attempt (`confirmation`). nullopt when the reference does not compile again.
+    asio::awaitable<std::optional<confirmation_decision>> confirmation_attempt(std::vector<std::string> batch,
+                                                                               int attempt)
+    {
         std::vector<std::pair<std::string, evaluate_request>> entries;
         std::vector<confirmation_input> inputs;
         const int gpu = 0;
@@ -948,17 +1009,17 @@ struct search_engine::impl : strategy_services
         if (!ref_out.compiled)
         {
             confirmation_ = json::object{{"skipped", "the reference did not compile again"}};
-            co_return;
+            co_return std::nullopt;
         }
         add("reference", ref_cand, ref_out.cubin, false, ref_[gpu].score);
-        if (work_.initial && init_[gpu].valid)
+        if (work_.initial && init_[gpu].valid && !initial_invalidated_)
         {
             auto init_cand = candidate::from_kernel(*work_.initial);
             auto init_out = co_await backend_.compile(compile_request_for(init_cand, arch_));
             if (init_out.compiled)
                 add("initial", init_cand, init_out.cubin, true, init_[gpu].score);
         }
-        for (const auto& id : top)
+        for (const auto& id : batch)
         {
             const auto& rec = records_[by_id_.at(id)];
             auto out = co_await backend_.compile(compile_request_for(rec.ec.cand, arch_));
@@ -969,13 +1030,51 @@ struct search_engine::impl : strategy_services
             }
         }
         auto response = co_await backend_.time_interleaved(gpu, std::move(entries), opts_.confirm_rounds);
-        decision_ = decide_confirmation(response, inputs);
-        confirmation_ = decision_->to_json();
-        confirmation_["gpu"] = gpu;
-        confirmation_["rounds"] = opts_.confirm_rounds;
-        json::object ev = confirmation_;
+        auto d = decide_confirmation(response, inputs);
+        for (const auto& f : d.invalid)
+        {
+            if (f.key == "initial")
+                initial_invalidated_ = true;
+            if (auto it = by_id_.find(f.key); it != by_id_.end())
+                invalidate(it->second, f, attempt);
+            else
+                log_warn("confirmation: " + f.key + " is invalid: " + f.kind + ": " + f.text());
+        }
+        json::object ev = d.to_json();
         ev["event"] = "confirmation";
+        ev["attempt"] = attempt;
+        ev["gpu"] = gpu;
+        ev["rounds"] = opts_.confirm_rounds;
         journal(std::move(ev));
+        co_return d;
+    }
+
+    /// A candidate the confirmation found invalid: journaled, its files rewritten, out of the
+    /// running for the winner (best_ is recomputed).
+    void invalidate(std::size_t idx, const confirmation_failure& f, int attempt)
+    {
+        auto& rec = records_[idx];
+        invalidate_record(rec, "confirmation", attempt, f.kind, f.case_name, f.message);
+        journal(invalidated_event(rec));
+        for (auto& h : history_)
+            if (h.id == rec.id())
+                h = rec.ec;
+        in_background([this, rec, timing = opts_.timing.to_json()]
+                      { run_.write_evaluated(rec, work_, timing, opts_.hidden_seed); },
+                      rec.id());
+        recompute_best();
+    }
+
+    void recompute_best()
+    {
+        best_.reset();
+        for (std::size_t i = 0; i < records_.size(); ++i)
+        {
+            const auto& ec = records_[i].ec;
+            if (records_[i].evaluated && ec.valid && ec.score_us > 0 &&
+                (!best_ || better_candidate(ec, records_[*best_].ec)))
+                best_ = i;
+        }
     }
 
     json::object history_rows() const
@@ -1063,20 +1162,33 @@ struct search_engine::impl : strategy_services
     /// best.cu / best.json and the winner part of the summary.
     json::value write_best()
     {
-        std::optional<std::string> winner;
-        std::string decided_by = "search";
-        if (decision_ && decision_->winner)
-        {
-            winner = decision_->winner;
-            decided_by = "confirmation";
-        }
-        else if (best_)
-            winner = records_[*best_].id();
-        else if (!init_.empty() && init_[0].valid)
-            winner = "initial";
+        winner_inputs in;
+        if (decision_)
+            in.decision = &*decision_;
+        in.no_candidate_survived = no_candidate_survived_;
+        // Every candidate a confirmation invalidated, this session's and earlier ones'.
+        for (const auto& r : records_)
+            if (r.invalidated)
+                in.invalidated.push_back(
+                    confirmation_failure{r.id(), r.ec.failure_kind, "", r.ec.failure_message});
+        if (best_)
+            in.search_best = records_[*best_].id();
+        in.initial_valid = !init_.empty() && init_[0].valid && !initial_invalidated_;
+        if (const auto* sk = confirmation_.if_contains("skipped"); sk && sk->is_string())
+            in.skipped = std::string(sk->get_string());
+        const auto choice = choose_winner(in);
+        best_note_ = choice.note;
+        const auto winner = choice.winner;
+        const std::string decided_by = choice.decided_by;
         winner_ = winner;
         if (!winner)
+        {
+            // A resumed run that had a winner before must not keep its stale best.cu.
+            std::error_code ec;
+            std::filesystem::remove(run_.path() / "best.cu", ec);
+            std::filesystem::remove(run_.path() / "best.json", ec);
             return nullptr;
+        }
 
         candidate cand;
         json::object w{{"id", *winner}, {"decided_by", decided_by}, {"source_file", "best.cu"}};
@@ -1097,6 +1209,7 @@ struct search_engine::impl : strategy_services
             w["rationale"] = rec.ec.rationale;
             w["parent"] = opt_json(rec.ec.parent);
         }
+        w["confirmed"] = choice.confirmed;
         if (decision_)
             for (const auto& e : decision_->entries)
                 if (e.key == *winner)
@@ -1126,9 +1239,10 @@ struct search_engine::impl : strategy_services
     json::object summary(const search_result& res, double wall)
     {
         json::object failures;
-        int valid = 0, invalid = 0, pending = 0;
+        int valid = 0, invalid = 0, pending = 0, invalidated = 0;
         for (const auto& r : records_)
         {
+            invalidated += r.invalidated ? 1 : 0;
             if (!r.evaluated)
                 ++pending;
             else if (r.ec.valid)
@@ -1179,6 +1293,7 @@ struct search_engine::impl : strategy_services
             {"exit_code", res.exit_code},
             {"resumed", resumed_},
             {"best", best_json_},
+            {"best_note", best_note_.empty() ? json::value(nullptr) : json::value(best_note_)},
             {"best_search", best_ ? json::value(candidate_summary(records_[*best_])) : json::value(nullptr)},
             {"reference", baseline_json(ref_)},
             {"initial", work_.initial ? json::value(baseline_json(init_)) : json::value(nullptr)},
@@ -1190,6 +1305,7 @@ struct search_engine::impl : strategy_services
                           {"valid", valid},
                           {"invalid", invalid},
                           {"pending", pending},
+                          {"invalidated_by_confirmation", invalidated},
                           {"failures", std::move(failures)}}},
             {"iterations_finished", iterations},
             {"budgets", budget_.to_json(iterations, sched_.candidates_started(), wall)},
@@ -1198,7 +1314,8 @@ struct search_engine::impl : strategy_services
             {"wall_seconds", wall},
             {"gpus", std::move(gpus)},
             {"gpu_busy_fraction",
-             wall > 0 && backend_.gpu_count() > 0 ? std::min(1.0, busy_total / (wall * backend_.gpu_count())) : 0.0},
+             wall > 0 && backend_.gpu_count() > 0 ? std::min(1.0, busy_total / (wall * backend_.gpu_count()))
+                                                  : 0.0},
             {"confirmation", confirmation_},
             {"branches", std::move(branches)},
             {"options", opts_.to_json()}};
@@ -1320,15 +1437,7 @@ struct search_engine::impl : strategy_services
 
         if (res.status == "finished")
         {
-            try
-            {
-                co_await confirm();
-            }
-            catch (const std::exception& e)
-            {
-                log_warn(std::string("confirmation failed: ") + e.what());
-                confirmation_ = json::object{{"skipped", std::string("failed: ") + e.what()}};
-            }
+            co_await confirm();
         }
         else
             confirmation_ = json::object{{"skipped", "run " + res.status}};
@@ -1397,7 +1506,10 @@ struct search_engine::impl : strategy_services
     clock_source::duration t_start_{};
 
     asio::thread_pool files_{1};
-    std::optional<confirmation_decision> decision_;
+    std::optional<confirmation_decision> decision_;  ///< The last confirmation attempt's.
+    bool no_candidate_survived_ = false;
+    bool initial_invalidated_ = false;
+    std::string best_note_;
     json::object confirmation_;
     std::optional<std::string> winner_;
     json::value best_json_ = nullptr;

@@ -381,11 +381,27 @@ asio::awaitable<json::object> simulated_backend::time_interleaved(
     slot.release(0);
 
     json::object timings;
+    json::object invalid;
     timing_options t;
     t.iterations = rounds;
     for (const auto& [key, req] : entries)
     {
         const auto source = source_of(req);
+        if (auto k = fake_marker(source, "confirm_invalid"))
+        {
+            // The worker found this entry's interleaved launches invalid: no timings.
+            const auto kind = k->empty() ? std::string("timed_output_mismatch") : *k;
+            std::string first_perf;
+            for (const auto& c : work_->cases)
+                if (c.role == case_role::performance && first_perf.empty())
+                    first_perf = c.name;
+            invalid[key] =
+                json::object{{"kind", kind},
+                             {"case", first_perf.empty() ? json::value(nullptr) : json::value(first_perf)},
+                             {"message", "simulated " + kind + " during the interleaved confirmation"}};
+            timings[key] = json::object{};
+            continue;
+        }
         const double median =
             marker_number(source, "confirm_median_us", marker_number(source, "median_us", 100));
         json::object per_case;
@@ -394,7 +410,7 @@ asio::awaitable<json::object> simulated_backend::time_interleaved(
                 per_case[c.name] = timing_for(median, t);
         timings[key] = std::move(per_case);
     }
-    co_return json::object{{"timings", std::move(timings)}};
+    co_return json::object{{"timings", std::move(timings)}, {"invalid", std::move(invalid)}};
 }
 
 std::string simulated_backend::compile_label(const std::string& source)

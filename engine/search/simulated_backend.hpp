@@ -8,6 +8,8 @@
 //
 //   FAKE: median_us=X       median of every timed case (default 100 µs)
 //   FAKE: confirm_median_us=X   median in time_interleaved (the final confirmation) instead
+//   FAKE: confirm_invalid[=KIND]  time_interleaved lists it in "invalid" (default kind
+//                           timed_output_mismatch), with no timings
 //   FAKE: evaluate_ms=N     this evaluation's GPU time (default: options.gpu_latency)
 //   FAKE: compile_ms=N      this compile's time (default: options.compile_latency)
 //   FAKE: compile_error     does not compile

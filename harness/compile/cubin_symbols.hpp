@@ -1,17 +1,63 @@
 #pragma once
 
-// Reading the kernel entry points out of a cubin: a cubin is an ELF64 file whose kernels are
-// FUNC symbols flagged STO_CUDA_ENTRY (0x10) in st_other. Non-inlined device functions are FUNC
-// symbols without the flag and are not entries.
+// Reading a cubin's ELF tables: a cubin is an ELF64 file whose kernels are FUNC symbols flagged
+// STO_CUDA_ENTRY (0x10) in st_other; non-inlined device functions are FUNC symbols without the
+// flag. Its module-scope data lives in sections: `.nv.global` (zero-initialised `__device__`
+// variables, NOBITS), `.nv.global.init` (initialised ones), `.nv.constant3` (user `__constant__`
+// data); functions it needs from the driver (device-side malloc/free, printf's vprintf) are
+// undefined FUNC symbols. The worker uses the data inventory to restore every module global before
+// each launch (harness/worker/module_state.hpp) and the undefined functions to refuse the device
+// heap.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// Entry-point names in symbol-table order; empty when the bytes are not a little-endian ELF64
 /// file or hold no kernels. Never throws on malformed input.
 std::vector<std::string> cubin_entry_points(std::string_view cubin);
+
+/// A section that holds module data a kernel can change or read (not code, not notes).
+struct cubin_data_section
+{
+    std::string name;        ///< ".nv.global", ".nv.global.init", ".nv.constant3", ...
+    std::uint64_t size = 0;  ///< Bytes the section occupies once loaded.
+    bool writable = false;   ///< SHF_WRITE.
+    bool nobits = false;     ///< Zero-initialised (no bytes in the file).
+};
+
+/// An OBJECT symbol defined in one of the data sections.
+struct cubin_data_symbol
+{
+    std::string name;
+    std::size_t section = 0;   ///< Index into cubin_inventory::sections.
+    std::uint64_t offset = 0;  ///< st_value: offset within its section.
+    std::uint64_t size = 0;
+    std::uint8_t other = 0;  ///< st_other (0x4 marks __managed__ variables).
+
+    bool is_managed() const { return (other & 0x4) != 0; }
+};
+
+struct cubin_inventory
+{
+    bool valid = false;  ///< False when the bytes are not a well-formed ELF64 cubin.
+    std::vector<cubin_data_section> sections;
+    std::vector<cubin_data_symbol> symbols;
+    std::vector<std::string> undefined_functions;  ///< "malloc", "free", "vprintf", ...
+};
+
+/// The data sections (`.nv.global*`, `.nv.constant3` and any other allocated, writable section
+/// outside `.nv.shared*` / `.nv.local*`), the OBJECT symbols in them, and the undefined functions.
+/// Never throws on malformed input (valid stays false).
+cubin_inventory read_cubin_inventory(std::string_view cubin);
+
+/// Why a module must not run, or "" when it may: it calls the device-side heap (malloc, free, the
+/// aligned variants; operator new and delete compile to these), whose blocks outlive a launch and
+/// cannot be restored between launches.
+std::string device_heap_refusal(const cubin_inventory& inventory);
 
 }  // namespace warpsmith

@@ -1,11 +1,14 @@
 #include "harness/compile/nvrtc_compiler.hpp"
 
 #include "harness/compile/compile_options.hpp"
+#include "harness/compile/compile_sandbox.hpp"
 #include "harness/compile/cubin_symbols.hpp"
+#include "harness/compile/include_policy.hpp"
 #include "harness/compile/ptxas_report.hpp"
 #include "harness/core/digest.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
+#include "harness/core/secret_redaction.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -21,7 +24,10 @@ namespace {
 
 // Part of every cache key: bump it whenever the fixed options or the way an output is derived
 // from NVRTC's results change, so that stale entries are never served.
-constexpr std::string_view key_format = "warpsmith-compile-2 -lineinfo --ptxas-options=-v -std=c++17 --no-cache";
+// Format 3 adds the toolkit's cccl/ include directory: a kernel including <cuda/std/...> failed to
+// compile before and must not be served that failure from the cache.
+constexpr std::string_view key_format =
+    "warpsmith-compile-3 -lineinfo --ptxas-options=-v -std=c++17 --no-cache -I<include>/cccl";
 
 [[noreturn]] void throw_nvrtc(nvrtcResult r, std::string_view call)
 {
@@ -203,9 +209,26 @@ std::vector<std::string> fixed_compile_options(const std::string& arch)
     }();
     if (nvrtc_keeps_own_cache)
         options.emplace_back("--no-cache");
-    if (const auto& dir = cuda_include_dir())
-        options.push_back("-I" + dir->string());
+    for (const auto& dir : cuda_include_dirs())
+        options.push_back("-I" + dir.string());
     return options;
+}
+
+std::vector<std::filesystem::path> cuda_include_dirs()
+{
+    static const std::vector<std::filesystem::path> dirs = []
+    {
+        std::vector<std::filesystem::path> out;
+        if (const auto& dir = cuda_include_dir())
+        {
+            out.push_back(*dir);
+            std::error_code ec;
+            if (std::filesystem::is_directory(*dir / "cccl" / "cuda", ec))
+                out.push_back(*dir / "cccl");
+        }
+        return out;
+    }();
+    return dirs;
 }
 
 nvrtc_compiler::nvrtc_compiler(std::optional<compile_cache> cache) : cache_(std::move(cache)) {}
@@ -223,6 +246,8 @@ std::string nvrtc_compiler::cache_key(const compile_request& request)
 
 compile_output nvrtc_compiler::compile(const compile_request& request) const
 {
+    // A compile worker of the compile pool closes the file system before its first compile.
+    enter_compile_sandbox_if_requested(cache_ ? std::optional(cache_->dir()) : std::nullopt);
     compile_output out;
     out.arch = request.arch;
     out.key = cache_key(request);
@@ -232,6 +257,12 @@ compile_output nvrtc_compiler::compile(const compile_request& request) const
         return out;
     }
     if (auto why = check_compile_options(request.options))
+    {
+        out.error = *why;
+        return out;
+    }
+    // Before the cache too: a source that reads a host file is never compiled, and never served.
+    if (auto why = check_include_policy(request.source))
     {
         out.error = *why;
         return out;
@@ -259,7 +290,7 @@ compile_output nvrtc_compiler::compile(const compile_request& request) const
         if (result != NVRTC_SUCCESS && result != NVRTC_ERROR_COMPILATION &&
             result != NVRTC_ERROR_INVALID_OPTION)
             throw_nvrtc(result, "nvrtcCompileProgram");
-        out.log = program_log(prog.get());
+        out.log = redact_secrets(program_log(prog.get()));
         if (result == NVRTC_SUCCESS)
             out.cubin = program_cubin(prog.get());
     }

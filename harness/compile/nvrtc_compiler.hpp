@@ -29,8 +29,13 @@ std::string nvrtc_version();
 /// Resolved once per process.
 const std::optional<std::filesystem::path>& cuda_include_dir();
 
+/// The include directories handed to NVRTC: cuda_include_dir() and, when the toolkit has it, its
+/// cccl/ directory (libcu++: <cuda/std/...>, <cuda/pipeline>, <cuda/barrier>; CUDA 13 keeps them
+/// there). Empty when there is no cuda_include_dir().
+std::vector<std::filesystem::path> cuda_include_dirs();
+
 /// The options every compile gets before the request's own: -arch=<arch>, -lineinfo,
-/// --ptxas-options=-v, -std=c++17 and -I<cuda_include_dir()> when there is one.
+/// --ptxas-options=-v, -std=c++17 and -I<dir> for each of cuda_include_dirs().
 std::vector<std::string> fixed_compile_options(const std::string& arch);
 
 class nvrtc_compiler
@@ -40,9 +45,12 @@ public:
     explicit nvrtc_compiler(std::optional<compile_cache> cache = std::nullopt);
 
     /// Compiles (or fetches from the cache). A kernel that does not compile, refused options, a
-    /// refused architecture or a missing entry come back as compiled == false with the reason in
-    /// error; only a failure of NVRTC itself throws (std::system_error with errc::nvrtc_failure).
-    /// Refused requests never reach NVRTC or the cache; every NVRTC outcome is cached.
+    /// refused architecture, a source that breaks the include policy (include_policy.hpp) or a
+    /// missing entry come back as compiled == false with the reason in error; only a failure of
+    /// NVRTC itself throws (std::system_error with errc::nvrtc_failure). Refused requests never
+    /// reach NVRTC or the cache; every NVRTC outcome is cached. The log and the error are redacted
+    /// of registered secrets (secret_redaction.hpp). In a compile worker started by the compile
+    /// pool, the first call enters the compile sandbox (compile_sandbox.hpp) before anything else.
     compile_output compile(const compile_request& request) const;
 
     /// The cache key: SHA-256 over a format tag, the file name, source, entry, options in the

@@ -24,9 +24,10 @@ namespace warpsmith::cuda {
     X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)                                         \
     X(cuCtxSetCurrent) X(cuCtxGetCurrent) X(cuCtxSynchronize)                                        \
     X(cuMemAlloc) X(cuMemFree) X(cuMemAllocHost) X(cuMemFreeHost) X(cuMemGetInfo)                    \
+    X(cuMemGetAddressRange)                                                                          \
     X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync)  \
     X(cuMemsetD8Async) X(cuMemsetD16Async) X(cuMemsetD32Async)                                       \
-    X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)                                     \
+    X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuModuleGetGlobal)                 \
     X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)                                    \
     X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamQuery) X(cuStreamSynchronize)                     \
     X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery) X(cuEventSynchronize)        \

@@ -165,7 +165,7 @@ json::object run_baseline(gpu_session& session, const json::object& request)
             if (c.is_performance())
             {
                 const auto t_time = clock::now();
-                const timed_work work{launch, false};
+                const timed_work work{launch, false, {}};
                 const case_timing ct = t.time_case(c, work, req.timing, kernel_ms);
                 time_ms += ms_since(t_time);
                 timing = ct.to_json();

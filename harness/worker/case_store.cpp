@@ -11,13 +11,18 @@
 
 #include <random>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
-std::string set_label(input_set set) { return set == input_set::stated ? "stated inputs" : "hidden inputs"; }
+std::string set_label(input_set set)
+{
+    return set == input_set::stated ? "stated inputs" : "hidden inputs";
+}
 
 std::string excerpt(const std::string& log, std::size_t max_chars = 1500)
 {
@@ -28,8 +33,12 @@ std::string excerpt(const std::string& log, std::size_t max_chars = 1500)
 
 }  // namespace
 
-case_store::case_store(gpu_device& device, const helper_kernels& helpers, const nvrtc_compiler& compiler,
-                       workload w, std::uint64_t hidden_seed, std::chrono::milliseconds launch_timeout)
+case_store::case_store(gpu_device& device,
+                       const helper_kernels& helpers,
+                       const nvrtc_compiler& compiler,
+                       workload w,
+                       std::uint64_t hidden_seed,
+                       std::chrono::milliseconds launch_timeout)
     : device_(device),
       helpers_(helpers),
       workload_(std::make_unique<workload>(std::move(w))),
@@ -48,7 +57,8 @@ case_store::case_store(gpu_device& device, const helper_kernels& helpers, const 
     std::size_t buffer_params = 0;
     for (const param& p : wl.sig.params)
         buffer_params += p.kind == param_kind::buffer;
-    checks_ = std::make_unique<check_area>(buffer_params, 3);
+    checks_ = std::make_unique<check_area>(buffer_params, check_slots);
+    hidden_seed_ = hidden_seed;
     device_bytes_ += checks_->device_bytes();
 
     // The reference is compiled like any candidate (same NVRTC, same cache, the device's own arch).
@@ -62,7 +72,8 @@ case_store::case_store(gpu_device& device, const helper_kernels& helpers, const 
     request.name = wl.reference.path.empty() ? "reference.cu" : wl.reference.path.filename().string();
     const compile_output compiled = compiler.compile(request);
     if (!compiled.compiled)
-        throw reference_error("the reference does not compile: " + compiled.error + "\n" + excerpt(compiled.log));
+        throw reference_error("the reference does not compile: " + compiled.error + "\n" +
+                              excerpt(compiled.log));
     std::string why;
     std::optional<loaded_kernel> ref = load_kernel(compiled.cubin, ref_candidate.entry, why);
     if (!ref)
@@ -76,6 +87,101 @@ case_store::case_store(gpu_device& device, const helper_kernels& helpers, const 
         allocate_case(c, hidden_seed);
         run_reference(c, *ref, ref_candidate);
     }
+    build_seal();
+}
+
+void case_store::build_seal()
+{
+    if (exact_allocations())
+        return;  // Under compute-sanitizer, allocations are exact and memcheck sees every stray write.
+    std::vector<seal_region> regions;
+    const auto add = [&](CUdeviceptr from, CUdeviceptr to, std::uint32_t stride, std::string label)
+    {
+        from = (from + 7) / 8 * 8;
+        to = to / 8 * 8;
+        if (to <= from)
+            return;
+        regions.push_back(seal_region{from, (to - from) / 8, stride, 0});
+        seal_labels_.push_back(std::move(label));
+    };
+    constexpr std::uint32_t sampled = launch_hygiene::digest_stride_words;
+    for (case_data& c : cases_)
+    {
+        const std::string of_case = " of case " + c.name();
+        for (const buffer_slot& b : c.buffers)
+        {
+            const std::string name = "'" + b.p->name + "'";
+            add(b.working.slack(),
+                b.working.slack() + b.working.slack_bytes(),
+                1,
+                "the unused memory after buffer " + name + of_case);
+            for (int set = 0; set < 2; ++set)
+            {
+                const char* which = set == 0 ? " (stated inputs)" : " (hidden inputs)";
+                const auto& pristine = b.pristine[static_cast<std::size_t>(set)];
+                if (pristine.size() > 0)
+                    add(pristine.ptr(),
+                        pristine.ptr() + pristine.size(),
+                        sampled,
+                        "the harness's pristine copy of input " + name + of_case + which);
+                const auto& reference = b.reference[static_cast<std::size_t>(set)];
+                if (reference.size() > 0)
+                    add(reference.ptr(),
+                        reference.ptr() + reference.size(),
+                        sampled,
+                        "the harness's reference output " + name + of_case + which);
+            }
+            if (b.snapshot.size() > 0)
+                add(b.snapshot.ptr() + b.bytes,
+                    b.snapshot.ptr() + b.snapshot.size(),
+                    1,
+                    "the unused memory after the harness's snapshot of " + name + of_case);
+        }
+        add(c.guard_ranges.ptr(),
+            c.guard_ranges.ptr() + c.guard_ranges.size(),
+            1,
+            "the harness's guard table" + of_case);
+    }
+    if (regions.empty())
+        return;
+    seal_table_ = cuda::device_buffer(regions.size() * sizeof(seal_region));
+    seal_table_.upload(regions.data(), regions.size() * sizeof(seal_region));
+    seal_digests_ = cuda::device_buffer(2 * regions.size() * sizeof(std::uint64_t));
+    seal_host_ = cuda::pinned_buffer(2 * regions.size() * sizeof(std::uint64_t));
+    device_bytes_ += seal_table_.size() + seal_digests_.size();
+}
+
+void case_store::seal_digest(const launch_hygiene& hygiene, CUstream s, std::uint32_t phase, int which) const
+{
+    const int n = seal_regions();
+    if (n == 0)
+        return;
+    const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(std::uint64_t);
+    const CUdeviceptr out = seal_digests_.ptr() + static_cast<std::size_t>(which) * bytes;
+    WARPSMITH_CU(cuMemsetD8Async, out, 0, bytes, s);
+    hygiene.digest_regions(s, seal_table_.ptr(), n, phase, out);
+    WARPSMITH_CU(cuMemcpyDtoHAsync,
+                 seal_host_.as<unsigned char>() + static_cast<std::size_t>(which) * bytes,
+                 out,
+                 bytes,
+                 s);
+}
+
+std::string case_store::seal_broken() const
+{
+    const std::size_t n = seal_labels_.size();
+    const std::uint64_t* d = seal_host_.as<std::uint64_t>();
+    for (std::size_t i = 0; i < n; ++i)
+        if (d[i] != d[n + i])
+            return seal_labels_[i];
+    return {};
+}
+
+void case_store::poison_snapshots(case_data& c, CUstream s) const
+{
+    for (const buffer_slot& b : c.buffers)
+        if (b.is_output() && b.bytes >= 4)
+            WARPSMITH_CU(cuMemsetD32Async, b.snapshot.ptr(), 0x7FA5A5A5u, b.bytes / 4, s);
 }
 
 void case_store::allocate_case(case_data& c, std::uint64_t hidden_seed)
@@ -101,8 +207,8 @@ void case_store::allocate_case(case_data& c, std::uint64_t hidden_seed)
         if (b.is_output())
         {
             for (auto& r : b.reference)
-                r = cuda::device_buffer(b.bytes);
-            b.snapshot = cuda::device_buffer(b.bytes);
+                r = cuda::device_buffer(whole_pages(b.bytes));
+            b.snapshot = cuda::device_buffer(whole_pages(b.bytes));
             device_bytes_ += 3 * b.bytes;
         }
         if (p.dir == buffer_dir::inout)
@@ -117,19 +223,21 @@ void case_store::allocate_case(case_data& c, std::uint64_t hidden_seed)
     // copied device-to-device into the working buffers before each run.
     for (int set = 0; set < 2; ++set)
     {
-        std::map<std::string, std::string> inputs = generate_case_inputs(wl, wc, seeds[static_cast<std::size_t>(set)]);
+        std::map<std::string, std::string> inputs =
+            generate_case_inputs(wl, wc, seeds[static_cast<std::size_t>(set)]);
         for (buffer_slot& b : c.buffers)
         {
             if (!b.is_input())
                 continue;
             auto it = inputs.find(b.p->name);
             if (it == inputs.end() || it->second.size() != b.bytes)
-                throw std::logic_error("input generator gave " +
-                                       std::string(it == inputs.end() ? "no" : std::to_string(it->second.size())) +
-                                       " bytes for buffer '" + b.p->name + "' of case '" + wc.name + "', expected " +
-                                       std::to_string(b.bytes));
+                throw std::logic_error(
+                    "input generator gave " +
+                    std::string(it == inputs.end() ? "no" : std::to_string(it->second.size())) +
+                    " bytes for buffer '" + b.p->name + "' of case '" + wc.name + "', expected " +
+                    std::to_string(b.bytes));
             auto& pristine = b.pristine[static_cast<std::size_t>(set)];
-            pristine = cuda::device_buffer(b.bytes);
+            pristine = cuda::device_buffer(whole_pages(b.bytes));
             pristine.upload(it->second.data(), b.bytes);
             device_bytes_ += b.bytes;
             std::string().swap(it->second);  // Free host memory early; performance cases are large.
@@ -137,7 +245,7 @@ void case_store::allocate_case(case_data& c, std::uint64_t hidden_seed)
     }
 
     c.guard_range_count = static_cast<int>(ranges.size());
-    c.guard_ranges = cuda::device_buffer(ranges.size() * sizeof(guard_range));
+    c.guard_ranges = cuda::device_buffer(whole_pages(ranges.size() * sizeof(guard_range)));
     c.guard_ranges.upload(ranges.data(), ranges.size() * sizeof(guard_range));
     device_bytes_ += c.guard_ranges.size();
     c.args = std::make_unique<kernel_args>(wl.sig, wc, pointers);
@@ -210,7 +318,8 @@ void case_store::run_reference(case_data& c, loaded_kernel& ref, const candidate
         }
         for (buffer_slot& b : c.buffers)
             if (b.is_output())
-                copy_device(s, b.reference[static_cast<std::size_t>(set)].ptr(), b.working.payload(), b.bytes);
+                copy_device(
+                    s, b.reference[static_cast<std::size_t>(set)].ptr(), b.working.payload(), b.bytes);
     }
 
     // Reference statistics, computed on the GPU: non-zero and non-finite counts of the stated
@@ -222,8 +331,8 @@ void case_store::run_reference(case_data& c, loaded_kernel& ref, const candidate
         const buffer_slot& b = c.buffers[i];
         if (!b.is_output())
             continue;
-        helpers_.reference_stats(s, b.p->type, b.reference[0].ptr(), static_cast<std::uint64_t>(b.count),
-                                 ck.compare(0, i));
+        helpers_.reference_stats(
+            s, b.p->type, b.reference[0].ptr(), static_cast<std::uint64_t>(b.count), ck.compare(0, i));
         helpers_.diff_bytes(s, b.reference[0].ptr(), b.reference[1].ptr(), b.bytes, ck.input_diff(0, i));
     }
     ck.fetch(0, s);
@@ -236,8 +345,8 @@ void case_store::run_reference(case_data& c, loaded_kernel& ref, const candidate
         if (!b.is_output())
             continue;
         for (std::size_t set = 0; set < b.reference.size(); ++set)
-            helpers_.apply_mask(s, b.p->type, b.reference[set].ptr(), static_cast<std::uint64_t>(b.count),
-                                masks_[set]);
+            helpers_.apply_mask(
+                s, b.p->type, b.reference[set].ptr(), static_cast<std::uint64_t>(b.count), masks_[set]);
         b.working.poison(s, b.p->type);
     }
     wait_for_stream(s, launch_timeout_, "reference statistics, " + where);
@@ -255,15 +364,16 @@ void case_store::run_reference(case_data& c, loaded_kernel& ref, const candidate
         nonfinite[b.p->name] = stats.nonfinite;
         depends = depends || ck.host_input_diff(0, i) > 0;
         if (stats.nonfinite > 0)
-            log_warn("reference output " + b.p->name + " of " + where + " has " + std::to_string(stats.nonfinite) +
-                     " non-finite elements");
+            log_warn("reference output " + b.p->name + " of " + where + " has " +
+                     std::to_string(stats.nonfinite) + " non-finite elements");
     }
     c.summary = json::object{{"name", c.name()},
                              {"role", std::string(to_string(c.wc->role))},
                              {"elements", std::move(elements)},
-                             {"reference", json::object{{"all_zero", std::move(all_zero)},
-                                                        {"nonfinite", std::move(nonfinite)},
-                                                        {"depends_on_inputs", depends}}}};
+                             {"reference",
+                              json::object{{"all_zero", std::move(all_zero)},
+                                           {"nonfinite", std::move(nonfinite)},
+                                           {"depends_on_inputs", depends}}}};
 }
 
 case_data* case_store::find(std::string_view name)

@@ -16,6 +16,7 @@
 #include "harness/worker/device_buffers.hpp"
 #include "harness/worker/gpu_device.hpp"
 #include "harness/worker/kernel_launch.hpp"
+#include "harness/worker/launch_hygiene.hpp"
 #include "harness/workload/candidate.hpp"
 #include "harness/workload/workload.hpp"
 
@@ -29,7 +30,8 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 enum class input_set
 {
@@ -61,7 +63,7 @@ struct case_data
     std::unique_ptr<kernel_args> args;
     cuda::device_buffer guard_ranges;  ///< guard_range table for the guard-check kernel.
     int guard_range_count = 0;
-    boost::json::object summary;       ///< This case's entry of the load_workload response.
+    boost::json::object summary;  ///< This case's entry of the load_workload response.
     bool has_inout = false;
 
     const std::string& name() const { return wc->name; }
@@ -81,8 +83,12 @@ public:
     /// Generates, uploads and runs the reference for every case. Throws reference_error (reference
     /// problems), user_error (bad workload data, e.g. an input file that does not match), kernel_hang
     /// and cuda_error (a sticky error means the reference faulted).
-    case_store(gpu_device& device, const helper_kernels& helpers, const nvrtc_compiler& compiler, workload w,
-               std::uint64_t hidden_seed, std::chrono::milliseconds launch_timeout);
+    case_store(gpu_device& device,
+               const helper_kernels& helpers,
+               const nvrtc_compiler& compiler,
+               workload w,
+               std::uint64_t hidden_seed,
+               std::chrono::milliseconds launch_timeout);
     case_store(const case_store&) = delete;
     case_store& operator=(const case_store&) = delete;
 
@@ -90,6 +96,10 @@ public:
     std::vector<case_data>& cases() { return cases_; }
     case_data* find(std::string_view name);
     check_area& checks() { return *checks_; }
+    /// Check slots: 0 and 1 for validation runs, the rest for checked timed launches.
+    static constexpr int check_slots = 2 + 17;
+    /// The seed of the hidden inputs; also seeds the choice of the checked timed launches.
+    std::uint64_t hidden_seed() const { return hidden_seed_; }
     std::chrono::milliseconds launch_timeout() const { return launch_timeout_; }
 
     /// Before a run: rewrites every guard, copies the pristine inputs of `set` into the working
@@ -110,6 +120,20 @@ public:
     /// set's reference over the other's (both would then expect the stated outputs).
     const reference_mask& mask(input_set set) const { return masks_[static_cast<std::size_t>(set)]; }
 
+    /// Fills the snapshot buffers of c with poison (once a repeat run no longer needs them), so no
+    /// candidate finds a validated output of its case there.
+    void poison_snapshots(case_data& c, CUstream s) const;
+
+    /// The seal (docs/hardening.md): memory no candidate may change -- pristine inputs, masked
+    /// references and guard tables of every case, and the slack after every working buffer and
+    /// snapshot. seal_digest queues a digest of all of it (big regions sampled one word per 512
+    /// bytes from `phase`, slack read whole) into digest slot `which` (0 before, 1 after an
+    /// evaluation) and its copy to the host; seal_broken, once the stream was waited on, names the
+    /// first region whose two digests differ ("" when none).
+    void seal_digest(const launch_hygiene& hygiene, CUstream s, std::uint32_t phase, int which) const;
+    std::string seal_broken() const;
+    int seal_regions() const { return static_cast<int>(seal_labels_.size()); }
+
     /// The load_workload response fields: cases, device_bytes (load_ms is added by the caller).
     boost::json::object response() const;
     std::size_t device_bytes() const { return device_bytes_; }
@@ -117,6 +141,7 @@ public:
 private:
     void allocate_case(case_data& c, std::uint64_t hidden_seed);
     void run_reference(case_data& c, loaded_kernel& ref, const candidate& ref_candidate);
+    void build_seal();
 
     gpu_device& device_;
     const helper_kernels& helpers_;
@@ -126,6 +151,11 @@ private:
     std::chrono::milliseconds launch_timeout_;
     std::size_t device_bytes_ = 0;
     std::array<reference_mask, 2> masks_;
+    std::uint64_t hidden_seed_ = 0;
+    cuda::device_buffer seal_table_;
+    std::vector<std::string> seal_labels_;
+    cuda::device_buffer seal_digests_;  ///< 2 x regions words.
+    cuda::pinned_buffer seal_host_;
 };
 
 }  // namespace warpsmith::worker

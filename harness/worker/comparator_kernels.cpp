@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace warpsmith::worker {
-namespace {
+namespace warpsmith::worker
+{
+namespace
+{
 
 // The helpers are written without any #include so that they compile with NVRTC's built-in headers
 // alone. Half and bfloat16 are converted from their bits (cvt.f32.f16 / shift), not through
@@ -17,7 +19,9 @@ namespace {
 // flagged); 0 when bit-identical; for floats 2 "nonfinite" when the reference is finite and the
 // output is not; where the reference itself is NaN/Inf the output must be NaN / the same infinity
 // (else 3); otherwise 3 "mismatch" when |got - ref| > atol + rtol*|ref|, computed in double.
-// Distinct integers whose doubles coincide (beyond 2^53) count an error of 1, never 0.
+// Integers are compared exactly when atol and rtol are both zero (their default, tolerance.hpp):
+// any difference in the bits is a mismatch. Their error is the exact integer distance (rounded once
+// to a double), so distinct integers beyond 2^53 never count an error of 0.
 //
 // Reference masking: reference outputs are stored XORed with a per-element mask derived from two
 // secret keys (ws_mask_at, the same function as reference_mask_bits on the host), and every kernel
@@ -47,30 +51,51 @@ __device__ __forceinline__ bool ws_finite(double x)
     return ((u64)__double_as_longlong(x) & 0x7FF0000000000000ull) != 0x7FF0000000000000ull;
 }
 
+// Each element type: its bits, whether it is a float, its value as a double and, for integers, the
+// exact distance between two values (a u64 holds every difference of two 64-bit integers).
 struct t_f16 {
     typedef u16 bits; enum { floating = 1 };
     static __device__ __forceinline__ double value(u16 b)
     { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(b)); return (double)f; }
+    static __device__ __forceinline__ u64 distance(u16, u16) { return 0; }
 };
 struct t_bf16 {
     typedef u16 bits; enum { floating = 1 };
     static __device__ __forceinline__ double value(u16 b) { return (double)__uint_as_float(((u32)b) << 16); }
+    static __device__ __forceinline__ u64 distance(u16, u16) { return 0; }
 };
 struct t_f32 {
     typedef u32 bits; enum { floating = 1 };
     static __device__ __forceinline__ double value(u32 b) { return (double)__uint_as_float(b); }
+    static __device__ __forceinline__ u64 distance(u32, u32) { return 0; }
 };
 struct t_f64 {
     typedef u64 bits; enum { floating = 1 };
     static __device__ __forceinline__ double value(u64 b) { return __longlong_as_double((long long)b); }
+    static __device__ __forceinline__ u64 distance(u64, u64) { return 0; }
 };
-struct t_i8  { typedef u8 bits;  enum { floating = 0 }; static __device__ __forceinline__ double value(u8 b)  { return (double)(signed char)b; } };
-struct t_u8  { typedef u8 bits;  enum { floating = 0 }; static __device__ __forceinline__ double value(u8 b)  { return (double)b; } };
-struct t_i16 { typedef u16 bits; enum { floating = 0 }; static __device__ __forceinline__ double value(u16 b) { return (double)(short)b; } };
-struct t_i32 { typedef u32 bits; enum { floating = 0 }; static __device__ __forceinline__ double value(u32 b) { return (double)(int)b; } };
-struct t_u32 { typedef u32 bits; enum { floating = 0 }; static __device__ __forceinline__ double value(u32 b) { return (double)b; } };
-struct t_i64 { typedef u64 bits; enum { floating = 0 }; static __device__ __forceinline__ double value(u64 b) { return (double)(long long)b; } };
-struct t_u64 { typedef u64 bits; enum { floating = 0 }; static __device__ __forceinline__ double value(u64 b) { return (double)b; } };
+
+__device__ __forceinline__ u64 ws_signed_distance(long long a, long long b)
+{
+    return a > b ? (u64)a - (u64)b : (u64)b - (u64)a;
+}
+__device__ __forceinline__ u64 ws_unsigned_distance(u64 a, u64 b) { return a > b ? a - b : b - a; }
+
+#define WS_INTEGER_TYPE(name, B, S)                                                                     \
+    struct name {                                                                                       \
+        typedef B bits; enum { floating = 0 };                                                          \
+        static __device__ __forceinline__ double value(B b) { return (double)(S)b; }                    \
+        static __device__ __forceinline__ u64 distance(B g, B r)                                        \
+        { return ((S)-1 < (S)0) ? ws_signed_distance((long long)(S)g, (long long)(S)r)                  \
+                                : ws_unsigned_distance((u64)(S)g, (u64)(S)r); }                         \
+    };
+WS_INTEGER_TYPE(t_i8, u8, signed char)
+WS_INTEGER_TYPE(t_u8, u8, unsigned char)
+WS_INTEGER_TYPE(t_i16, u16, short)
+WS_INTEGER_TYPE(t_i32, u32, int)
+WS_INTEGER_TYPE(t_u32, u32, unsigned int)
+WS_INTEGER_TYPE(t_i64, u64, long long)
+WS_INTEGER_TYPE(t_u64, u64, unsigned long long)
 
 template <class T>
 __device__ __forceinline__ int classify(typename T::bits g, typename T::bits r, typename T::bits poison,
@@ -97,13 +122,15 @@ __device__ __forceinline__ int classify(typename T::bits g, typename T::bits r, 
             return (vg == vr) ? 0 : 3;
         }
     }
-    double d = fabs(vg - vr);
-    if (!T::floating && d == 0.0)
-        d = 1.0;
+    // Integers: the exact distance (at least 1 here), rounded once to a double for the report.
+    const double d = T::floating ? fabs(vg - vr) : (double)T::distance(g, r);
     const double mag = fabs(vr);
     abs_err = d;
     if (mag > 0.0)
         rel_err = d / mag;
+    // An exact comparison (the default for integers) takes no arithmetic on trust: the bits differ.
+    if (atol == 0.0 && rtol == 0.0 && !T::floating)
+        return 3;
     return (d <= atol + rtol * mag) ? 0 : 3;
 }
 
@@ -348,15 +375,29 @@ extern "C" __global__ void __launch_bounds__(256) ws_fp32_fma(float* out, int it
 }
 )CUDA";
 
-constexpr std::array<dtype, 11> k_dtypes{dtype::float16, dtype::bfloat16, dtype::float32, dtype::float64,
-                                         dtype::int8,    dtype::uint8,    dtype::int16,   dtype::int32,
-                                         dtype::uint32,  dtype::int64,    dtype::uint64};
+constexpr std::array<dtype, 11> k_dtypes{dtype::float16,
+                                         dtype::bfloat16,
+                                         dtype::float32,
+                                         dtype::float64,
+                                         dtype::int8,
+                                         dtype::uint8,
+                                         dtype::int16,
+                                         dtype::int32,
+                                         dtype::uint32,
+                                         dtype::int64,
+                                         dtype::uint64};
 
 constexpr unsigned k_block = 256;
 constexpr int k_fma_per_iteration = 64;
 
-void launch(CUfunction f, unsigned grid_x, unsigned grid_y, unsigned block, unsigned shared, CUstream s,
-            void** args, const char* what)
+void launch(CUfunction f,
+            unsigned grid_x,
+            unsigned grid_y,
+            unsigned block,
+            unsigned shared,
+            CUstream s,
+            void** args,
+            const char* what)
 {
     CUresult rc = cuda::driver().cuLaunchKernel(f, grid_x, grid_y, 1, block, 1, 1, shared, s, args, nullptr);
     cuda::check(rc, what);
@@ -368,22 +409,36 @@ std::string_view dtype_suffix(dtype t)
 {
     switch (t)
     {
-    case dtype::float16: return "f16";
-    case dtype::bfloat16: return "bf16";
-    case dtype::float32: return "f32";
-    case dtype::float64: return "f64";
-    case dtype::int8: return "i8";
-    case dtype::uint8: return "u8";
-    case dtype::int16: return "i16";
-    case dtype::int32: return "i32";
-    case dtype::uint32: return "u32";
-    case dtype::int64: return "i64";
-    case dtype::uint64: return "u64";
+        case dtype::float16:
+            return "f16";
+        case dtype::bfloat16:
+            return "bf16";
+        case dtype::float32:
+            return "f32";
+        case dtype::float64:
+            return "f64";
+        case dtype::int8:
+            return "i8";
+        case dtype::uint8:
+            return "u8";
+        case dtype::int16:
+            return "i16";
+        case dtype::int32:
+            return "i32";
+        case dtype::uint32:
+            return "u32";
+        case dtype::int64:
+            return "i64";
+        case dtype::uint64:
+            return "u64";
     }
     return "u8";
 }
 
-const std::string& helper_kernels_source() { return k_source; }
+const std::string& helper_kernels_source()
+{
+    return k_source;
+}
 
 compile_request helper_kernels_request(const std::string& arch)
 {
@@ -401,13 +456,16 @@ std::vector<std::string> helper_kernel_entries()
     for (dtype t : k_dtypes)
         for (const char* prefix : {"ws_compare_", "ws_first_bad_", "ws_find_abs_", "ws_ref_stats_"})
             names.push_back(prefix + std::string(dtype_suffix(t)));
-    for (const char* name : {"ws_diff_bytes", "ws_check_guards", "ws_scrub_shared", "ws_fp32_fma", "ws_mask_reference"})
+    for (const char* name :
+         {"ws_diff_bytes", "ws_check_guards", "ws_scrub_shared", "ws_fp32_fma", "ws_mask_reference"})
         names.emplace_back(name);
     return names;
 }
 
 helper_kernels::helper_kernels(const std::string& cubin, int sm_count, int max_shared_optin)
-    : module_(cuda::module::load(cubin)), sm_count_(std::max(1, sm_count)), scrub_shared_bytes_(max_shared_optin)
+    : module_(cuda::module::load(cubin)),
+      sm_count_(std::max(1, sm_count)),
+      scrub_shared_bytes_(max_shared_optin)
 {
     for (dtype t : k_dtypes)
     {
@@ -425,49 +483,91 @@ helper_kernels::helper_kernels(const std::string& cubin, int sm_count, int max_s
     mask_ = module_.function("ws_mask_reference");
     // The scrubber takes the whole opt-in shared memory of a block, which needs the attribute
     // raised beyond the 48 KiB default first.
-    WARPSMITH_CU(cuFuncSetAttribute, scrub_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, scrub_shared_bytes_);
+    WARPSMITH_CU(
+        cuFuncSetAttribute, scrub_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, scrub_shared_bytes_);
 }
 
 unsigned helper_kernels::grid_for(std::uint64_t n) const
 {
     const std::uint64_t blocks = (n + k_block - 1) / k_block;
-    return static_cast<unsigned>(std::clamp<std::uint64_t>(blocks, 1, static_cast<std::uint64_t>(sm_count_) * 8));
+    return static_cast<unsigned>(
+        std::clamp<std::uint64_t>(blocks, 1, static_cast<std::uint64_t>(sm_count_) * 8));
 }
 
-void helper_kernels::compare(CUstream s, dtype t, CUdeviceptr got, CUdeviceptr ref, std::uint64_t n, double atol,
-                             double rtol, CUdeviceptr counters, reference_mask mask) const
+void helper_kernels::compare(CUstream s,
+                             dtype t,
+                             CUdeviceptr got,
+                             CUdeviceptr ref,
+                             std::uint64_t n,
+                             double atol,
+                             double rtol,
+                             CUdeviceptr counters,
+                             reference_mask mask) const
 {
     if (n == 0)
         return;
     std::uint64_t poison = poison_for(t).element_bits;
     void* args[] = {&got, &ref, &n, &poison, &atol, &rtol, &counters, &mask.k1, &mask.k2};
-    launch(compare_.at(static_cast<std::size_t>(t)), grid_for(n), 1, k_block, 0, s, args, "cuLaunchKernel(ws_compare)");
+    launch(compare_.at(static_cast<std::size_t>(t)),
+           grid_for(n),
+           1,
+           k_block,
+           0,
+           s,
+           args,
+           "cuLaunchKernel(ws_compare)");
 }
 
-void helper_kernels::first_bad(CUstream s, dtype t, CUdeviceptr got, CUdeviceptr ref, std::uint64_t n,
-                               std::uint64_t start, double atol, double rtol, CUdeviceptr out_index,
+void helper_kernels::first_bad(CUstream s,
+                               dtype t,
+                               CUdeviceptr got,
+                               CUdeviceptr ref,
+                               std::uint64_t n,
+                               std::uint64_t start,
+                               double atol,
+                               double rtol,
+                               CUdeviceptr out_index,
                                reference_mask mask) const
 {
     if (start >= n)
         return;
     std::uint64_t poison = poison_for(t).element_bits;
     void* args[] = {&got, &ref, &n, &start, &poison, &atol, &rtol, &out_index, &mask.k1, &mask.k2};
-    launch(first_bad_.at(static_cast<std::size_t>(t)), grid_for(n - start), 1, k_block, 0, s, args,
+    launch(first_bad_.at(static_cast<std::size_t>(t)),
+           grid_for(n - start),
+           1,
+           k_block,
+           0,
+           s,
+           args,
            "cuLaunchKernel(ws_first_bad)");
 }
 
-void helper_kernels::find_abs_error(CUstream s, dtype t, CUdeviceptr got, CUdeviceptr ref, std::uint64_t n,
-                                    std::uint64_t target_bits, CUdeviceptr out_index, reference_mask mask) const
+void helper_kernels::find_abs_error(CUstream s,
+                                    dtype t,
+                                    CUdeviceptr got,
+                                    CUdeviceptr ref,
+                                    std::uint64_t n,
+                                    std::uint64_t target_bits,
+                                    CUdeviceptr out_index,
+                                    reference_mask mask) const
 {
     if (n == 0)
         return;
     std::uint64_t poison = poison_for(t).element_bits;
     void* args[] = {&got, &ref, &n, &poison, &target_bits, &out_index, &mask.k1, &mask.k2};
-    launch(find_abs_.at(static_cast<std::size_t>(t)), grid_for(n), 1, k_block, 0, s, args,
+    launch(find_abs_.at(static_cast<std::size_t>(t)),
+           grid_for(n),
+           1,
+           k_block,
+           0,
+           s,
+           args,
            "cuLaunchKernel(ws_find_abs)");
 }
 
-void helper_kernels::apply_mask(CUstream s, dtype t, CUdeviceptr v, std::uint64_t n, reference_mask mask) const
+void helper_kernels::apply_mask(
+    CUstream s, dtype t, CUdeviceptr v, std::uint64_t n, reference_mask mask) const
 {
     if (n == 0 || !mask.enabled())
         return;
@@ -480,7 +580,8 @@ std::uint64_t reference_mask_bits(const reference_mask& mask, std::uint64_t inde
 {
     if (!mask.enabled())
         return 0;
-    const auto mix = [](std::uint64_t z) {
+    const auto mix = [](std::uint64_t z)
+    {
         z += 0x9E3779B97F4A7C15ull;
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -489,7 +590,8 @@ std::uint64_t reference_mask_bits(const reference_mask& mask, std::uint64_t inde
     return mix(mask.k1 ^ mix(mask.k2 ^ index));
 }
 
-void helper_kernels::diff_bytes(CUstream s, CUdeviceptr a, CUdeviceptr b, std::uint64_t n, CUdeviceptr out_count) const
+void helper_kernels::diff_bytes(
+    CUstream s, CUdeviceptr a, CUdeviceptr b, std::uint64_t n, CUdeviceptr out_count) const
 {
     if (n == 0)
         return;
@@ -497,30 +599,50 @@ void helper_kernels::diff_bytes(CUstream s, CUdeviceptr a, CUdeviceptr b, std::u
     launch(diff_bytes_, grid_for(n / 4 + 1), 1, k_block, 0, s, args, "cuLaunchKernel(ws_diff_bytes)");
 }
 
-void helper_kernels::check_guards(CUstream s, CUdeviceptr ranges, int count, unsigned char fill,
-                                  CUdeviceptr counters) const
+void helper_kernels::check_guards(
+    CUstream s, CUdeviceptr ranges, int count, unsigned char fill, CUdeviceptr counters) const
 {
     if (count <= 0)
         return;
     unsigned fill_word = fill;
     void* args[] = {&ranges, &fill_word, &counters};
-    launch(check_guards_, 4, static_cast<unsigned>(count), k_block, 0, s, args, "cuLaunchKernel(ws_check_guards)");
+    launch(check_guards_,
+           4,
+           static_cast<unsigned>(count),
+           k_block,
+           0,
+           s,
+           args,
+           "cuLaunchKernel(ws_check_guards)");
 }
 
-void helper_kernels::reference_stats(CUstream s, dtype t, CUdeviceptr v, std::uint64_t n, CUdeviceptr out) const
+void helper_kernels::reference_stats(
+    CUstream s, dtype t, CUdeviceptr v, std::uint64_t n, CUdeviceptr out) const
 {
     if (n == 0)
         return;
     void* args[] = {&v, &n, &out};
-    launch(ref_stats_.at(static_cast<std::size_t>(t)), grid_for(n), 1, k_block, 0, s, args,
+    launch(ref_stats_.at(static_cast<std::size_t>(t)),
+           grid_for(n),
+           1,
+           k_block,
+           0,
+           s,
+           args,
            "cuLaunchKernel(ws_ref_stats)");
 }
 
 void helper_kernels::scrub_shared_memory(CUstream s, std::uint32_t seed) const
 {
     void* args[] = {&seed};
-    launch(scrub_, static_cast<unsigned>(sm_count_) * 2, 1, 1024, static_cast<unsigned>(scrub_shared_bytes_), s,
-           args, "cuLaunchKernel(ws_scrub_shared)");
+    launch(scrub_,
+           static_cast<unsigned>(sm_count_) * 2,
+           1,
+           1024,
+           static_cast<unsigned>(scrub_shared_bytes_),
+           s,
+           args,
+           "cuLaunchKernel(ws_scrub_shared)");
 }
 
 double helper_kernels::fp32_fma(CUstream s, int blocks, int iters, CUdeviceptr out) const

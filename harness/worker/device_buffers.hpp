@@ -3,10 +3,16 @@
 // Working buffers with guard regions, and the poison patterns that mark unwritten output
 // (SPEC §3 "Validate" 1).
 //
-// Layout of a guarded buffer (one cuMemAlloc):
+// Layout of a guarded buffer (one cuMemAlloc of whole 2 MiB pages):
 //
-//   base                  payload = base + 4096          payload + bytes                 end
-//   | head guard (4096 B)  | payload (the kernel's buffer) | tail guard (>= 4096 B, padded) |
+//   base                  payload = base + 4096          payload + bytes
+//   | head guard (4096 B)  | payload (the kernel's buffer) | tail guard (>= 4096 B, padded) | slack ... | end
+//
+// Every allocation of the worker's case store is a whole number of 2 MiB pages (the GPU's large
+// page; the driver gives such allocations pages of their own), so no byte a kernel can reach
+// without faulting lies outside an allocation the worker knows. The slack after the tail guard is
+// sealed (case_store.hpp): a kernel that keeps data there between launches is caught when the
+// evaluation ends.
 //
 // The payload stays 256-byte aligned (cuMemAlloc aligns base to at least 256), so vectorised
 // kernels see the alignment they would get from cudaMalloc. The tail guard starts exactly at the
@@ -31,11 +37,16 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 inline constexpr std::size_t guard_bytes = 4096;
 inline constexpr std::size_t payload_alignment = 256;
 inline constexpr unsigned char guard_fill = 0xCB;
+inline constexpr std::size_t allocation_page = std::size_t(2) << 20;
+
+/// bytes rounded up to whole allocation pages (exactly bytes with exact allocations).
+std::size_t whole_pages(std::size_t bytes);
 
 struct poison_pattern
 {
@@ -65,7 +76,11 @@ public:
     /// guard_bytes, or 0 with exact allocations.
     std::size_t head_guard_bytes() const { return head_bytes_; }
     CUdeviceptr tail_guard() const { return payload() + payload_bytes_; }
-    std::size_t tail_guard_bytes() const { return total_bytes() - head_bytes_ - payload_bytes_; }
+    std::size_t tail_guard_bytes() const { return tail_bytes_; }
+    /// The rest of the allocation after the tail guard (8-byte aligned start; 0 bytes with exact
+    /// allocations).
+    CUdeviceptr slack() const { return tail_guard() + tail_bytes_; }
+    std::size_t slack_bytes() const { return total_bytes() - head_bytes_ - payload_bytes_ - tail_bytes_; }
 
     /// Rewrites both guards with guard_fill (asynchronous).
     void fill_guards(CUstream s) const;
@@ -78,6 +93,7 @@ private:
     cuda::device_buffer memory_;
     std::size_t payload_bytes_ = 0;
     std::size_t head_bytes_ = guard_bytes;
+    std::size_t tail_bytes_ = 0;
 };
 
 /// Asynchronous device-to-device copy (no-op for zero bytes).

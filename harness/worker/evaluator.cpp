@@ -13,17 +13,25 @@
 #include <algorithm>
 #include <chrono>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 using clock = std::chrono::steady_clock;
 
-double ms_since(clock::time_point t0) { return std::chrono::duration<double, std::milli>(clock::now() - t0).count(); }
+double ms_since(clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+}
 
-json::value optional_mhz(const std::optional<int>& v) { return v ? json::value(*v) : json::value(nullptr); }
+json::value optional_mhz(const std::optional<int>& v)
+{
+    return v ? json::value(*v) : json::value(nullptr);
+}
 
 /// The per-case entry of the result while it is being filled.
 struct case_entry
@@ -58,11 +66,12 @@ struct case_entry
                 guards = guards && r.guards_intact;
                 inputs = inputs && r.inputs_intact;
             }
-        json::object validation{{"passed", passed},
-                                {"runs", std::move(runs_json)},
-                                {"guards_intact", guards},
-                                {"inputs_intact", inputs},
-                                {"repeat_agrees", repeat_reached ? json::value(repeat_agrees) : json::value(nullptr)}};
+        json::object validation{
+            {"passed", passed},
+            {"runs", std::move(runs_json)},
+            {"guards_intact", guards},
+            {"inputs_intact", inputs},
+            {"repeat_agrees", repeat_reached ? json::value(repeat_agrees) : json::value(nullptr)}};
         json::object o{{"name", data->name()},
                        {"role", std::string(to_string(data->wc->role))},
                        {"launch", launchable ? to_json_dims() : json::value(nullptr)},
@@ -116,7 +125,8 @@ evaluation evaluate(gpu_session& session, const json::object& request)
     std::vector<case_entry> entries;
     for (const std::string& case_name : wanted)
         if (!store.find(case_name))
-            bad_request("evaluate: 'cases' names '" + case_name + "', which is not a case of workload '" + wl.name + "'");
+            bad_request("evaluate: 'cases' names '" + case_name + "', which is not a case of workload '" +
+                        wl.name + "'");
     for (case_data& c : store.cases())
         if (wanted.empty() || std::find(wanted.begin(), wanted.end(), c.name()) != wanted.end())
             entries.emplace_back().data = &c;
@@ -140,8 +150,13 @@ evaluation evaluate(gpu_session& session, const json::object& request)
         fail = failure{failure_kind::bad_launch, "", "the launch plan is not usable: " + problem};
 
     double validate_ms = 0, time_ms = 0;
+    double seal_ms = 0;
+    const std::uint32_t seal_phase = session.next_scrub_seed();
     try
     {
+        // The seal: a digest of the memory no candidate may change, before and after (case_store.hpp).
+        if (!fail)
+            store.seal_digest(session.hygiene(), device.stream(), seal_phase, 0);
         // Validation, every selected case, before any timing.
         const auto t_validate = clock::now();
         for (case_entry& e : entries)
@@ -160,13 +175,15 @@ evaluation evaluate(gpu_session& session, const json::object& request)
                 fail = failure{failure_kind::bad_launch, c.name(), "case " + c.name() + ": " + ex.what()};
                 break;
             }
-            if (std::string reason = prepare_launch(*prepared.kernel, e.dims, device.limits()); !reason.empty())
+            if (std::string reason = prepare_launch(*prepared.kernel, e.dims, device.limits());
+                !reason.empty())
             {
                 fail = failure{failure_kind::bad_launch, c.name(), "case " + c.name() + ": " + reason};
                 break;
             }
             e.launchable = true;
             validator v(device, session.helpers(), store);
+            v.set_hygiene(&session.hygiene());
             for (run_kind kind : {run_kind::stated, run_kind::hidden, run_kind::repeat})
             {
                 stage = "case " + c.name() + " (" + std::string(to_string(kind)) + " run)";
@@ -184,6 +201,8 @@ evaluation evaluate(gpu_session& session, const json::object& request)
                 if (kind == run_kind::stated)
                     v.snapshot_outputs(c);
             }
+            // A validated output of this case must not stay where a later launch could copy it.
+            store.poison_snapshots(c, device.stream());
         }
         validate_ms = ms_since(t_validate);
 
@@ -193,7 +212,14 @@ evaluation evaluate(gpu_session& session, const json::object& request)
             const auto t_time = clock::now();
             clocks_start = device.clocks();
             validator v(device, session.helpers(), store);
-            timer t(device, session.helpers(), store, v, session.events(), session.scrubber());
+            v.set_hygiene(&session.hygiene());
+            timer t(device,
+                    session.helpers(),
+                    store,
+                    v,
+                    session.events(),
+                    session.scrubber(),
+                    &session.hygiene());
             for (case_entry& e : entries)
             {
                 if (!e.data->is_performance())
@@ -210,10 +236,28 @@ evaluation evaluate(gpu_session& session, const json::object& request)
             clocks_end = device.clocks();
             time_ms = ms_since(t_time);
         }
+
+        if (!prepared.fail && store.seal_regions() > 0)
+        {
+            const auto t_seal = clock::now();
+            store.seal_digest(session.hygiene(), device.stream(), seal_phase, 1);
+            wait_for_stream(device.stream(), store.launch_timeout(), "the seal check");
+            seal_ms = ms_since(t_seal);
+            if (std::string broken = store.seal_broken(); !broken.empty())
+            {
+                // The harness's own memory is no longer what it loaded: reload it (worker restart).
+                fail = failure{failure_kind::out_of_bounds_write,
+                               stage_case,
+                               "the kernel wrote outside its buffers, into " + broken +
+                                   " (memory no candidate may touch; the worker restarts to reload it)"};
+                out.restart = true;
+            }
+        }
     }
     catch (const kernel_hang& ex)
     {
-        fail = failure{failure_kind::hang, stage_case,
+        fail = failure{failure_kind::hang,
+                       stage_case,
                        stage + ": the kernel did not finish within launch_timeout_ms = " +
                            std::to_string(store.launch_timeout().count()) + " ms; the worker restarts"};
         log_warn(ex.what());
@@ -224,7 +268,8 @@ evaluation evaluate(gpu_session& session, const json::object& request)
         if (ex.is_sticky())
         {
             const std::string description = cuda::error_description(ex.result());
-            fail = failure{failure_kind::fault, stage_case,
+            fail = failure{failure_kind::fault,
+                           stage_case,
                            stage + ": " + ex.name() + (description.empty() ? "" : " (" + description + ")") +
                                "; the CUDA context is lost and the worker restarts"};
             out.restart = true;
@@ -236,6 +281,7 @@ evaluation evaluate(gpu_session& session, const json::object& request)
     }
     phases["validate_ms"] = validate_ms;
     phases["time_ms"] = time_ms;
+    phases["seal_ms"] = seal_ms;
     // Where the time went, for bench/harness_overhead: the kernel's own GPU time (event-timed
     // validation and measured launches, plus warm-up and wall-check launches counted at the
     // median) and the cold-mode L2 scrubs. eval_ms minus these is the harness's overhead.
@@ -249,13 +295,14 @@ evaluation evaluate(gpu_session& session, const json::object& request)
                 kernel_ms += r.kernel_ms;
             if (e.timing && e.timing->stats.samples > 0)
             {
-                kernel_ms += e.timing->gpu_ms + e.timing->untimed_launches * e.timing->stats.median_us / 1000.0;
+                kernel_ms +=
+                    e.timing->gpu_ms + e.timing->untimed_launches * e.timing->stats.median_us / 1000.0;
                 scrubs += e.timing->l2_scrubs;
             }
         }
         phases["kernel_gpu_ms"] = kernel_ms;
-        phases["l2_scrub_ms"] = scrubs > 0 ? scrubs * session.scrubber().scrub_ms(device.stream(), store.launch_timeout())
-                                           : 0.0;
+        phases["l2_scrub_ms"] =
+            scrubs > 0 ? scrubs * session.scrubber().scrub_ms(device.stream(), store.launch_timeout()) : 0.0;
     }
 
     // Score: geometric mean of the per-case medians over the timed performance cases.

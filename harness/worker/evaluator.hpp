@@ -9,7 +9,8 @@
 
 #include <boost/json/object.hpp>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 struct evaluation
 {

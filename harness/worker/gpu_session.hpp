@@ -9,6 +9,7 @@
 #include "harness/worker/case_store.hpp"
 #include "harness/worker/comparator_kernels.hpp"
 #include "harness/worker/gpu_device.hpp"
+#include "harness/worker/launch_hygiene.hpp"
 #include "harness/worker/timer.hpp"
 
 #include <boost/json/object.hpp>
@@ -18,7 +19,8 @@
 #include <memory>
 #include <random>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 class gpu_session
 {
@@ -31,6 +33,7 @@ public:
 
     gpu_device& device() { return device_; }
     const helper_kernels& helpers() const { return *helpers_; }
+    const launch_hygiene& hygiene() const { return *hygiene_; }
     const nvrtc_compiler& compiler() const { return compiler_; }
     event_pool& events() { return events_; }
     l2_scrubber& scrubber() { return scrubber_; }
@@ -52,6 +55,7 @@ private:
     const nvrtc_compiler& compiler_;
     gpu_device device_;
     std::unique_ptr<helper_kernels> helpers_;
+    std::unique_ptr<launch_hygiene> hygiene_;
     std::unique_ptr<case_store> store_;
     event_pool events_;
     l2_scrubber scrubber_;

@@ -10,7 +10,8 @@
 
 #include <boost/json/object.hpp>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 /// Returns {"timings": {key: {case: timing stats}}}. Throws request_error for malformed requests,
 /// entries that do not compile or launch (bad_request naming the entry), or no workload; kernel_hang

@@ -7,8 +7,10 @@
 #include <cstring>
 #include <limits>
 
-namespace warpsmith::worker {
-namespace {
+namespace warpsmith::worker
+{
+namespace
+{
 
 template <class T>
 std::uint64_t store_bits(T value)
@@ -40,10 +42,20 @@ std::uint64_t integer_bits(std::int64_t v, const std::string& where)
 
 }  // namespace
 
-std::optional<loaded_kernel> load_kernel(std::string_view cubin, const std::string& entry, std::string& why,
+std::optional<loaded_kernel> load_kernel(std::string_view cubin,
+                                         const std::string& entry,
+                                         std::string& why,
                                          bool* image_rejected)
 {
     loaded_kernel k;
+    const cubin_inventory inventory = read_cubin_inventory(cubin);
+    if (std::string refusal = device_heap_refusal(inventory); !refusal.empty())
+    {
+        why = std::move(refusal);
+        if (image_rejected)
+            *image_rejected = true;
+        return std::nullopt;
+    }
     try
     {
         k.module = cuda::module::load(cubin);
@@ -63,12 +75,21 @@ std::optional<loaded_kernel> load_kernel(std::string_view cubin, const std::stri
         why = "entry '" + entry + "' is not in the module (is it declared extern \"C\" __global__?)";
         return std::nullopt;
     }
+    std::optional<module_state> state = module_state::capture(k.module, inventory, why);
+    if (!state)
+    {
+        if (image_rejected)
+            *image_rejected = true;
+        return std::nullopt;
+    }
+    k.state = std::move(*state);
     k.entry = entry;
     k.max_threads_per_block = cuda::function_attribute(k.function, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
     k.static_shared_bytes = cuda::function_attribute(k.function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
     k.registers = cuda::function_attribute(k.function, CU_FUNC_ATTRIBUTE_NUM_REGS);
     k.local_bytes = cuda::function_attribute(k.function, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
-    k.dynamic_shared_limit = cuda::function_attribute(k.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+    k.dynamic_shared_limit =
+        cuda::function_attribute(k.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
     return k;
 }
 
@@ -83,8 +104,8 @@ std::string format_dims(const std::array<std::int64_t, 3>& d)
 
 std::string prepare_launch(loaded_kernel& k, const launch_dims& d, const device_limits& limits)
 {
-    const auto block_text = std::to_string(d.block[0]) + "x" + std::to_string(d.block[1]) + "x" +
-                            std::to_string(d.block[2]);
+    const auto block_text =
+        std::to_string(d.block[0]) + "x" + std::to_string(d.block[1]) + "x" + std::to_string(d.block[2]);
     const char* axis = "xyz";
     for (int i = 0; i < 3; ++i)
     {
@@ -100,23 +121,27 @@ std::string prepare_launch(loaded_kernel& k, const launch_dims& d, const device_
     }
     const std::int64_t threads = d.threads_per_block();
     if (threads > limits.max_threads_per_block)
-        return "block " + block_text + " = " + std::to_string(threads) + " threads exceeds the device maximum of " +
-               std::to_string(limits.max_threads_per_block) + " threads per block";
+        return "block " + block_text + " = " + std::to_string(threads) +
+               " threads exceeds the device maximum of " + std::to_string(limits.max_threads_per_block) +
+               " threads per block";
     if (threads > k.max_threads_per_block)
-        return "block " + block_text + " = " + std::to_string(threads) + " threads exceeds the kernel's maximum of " +
-               std::to_string(k.max_threads_per_block) + " threads per block (it uses " +
-               std::to_string(k.registers) + " registers per thread, or __launch_bounds__ limits it)";
-    const std::int64_t available = static_cast<std::int64_t>(limits.shared_per_block_optin) - k.static_shared_bytes;
+        return "block " + block_text + " = " + std::to_string(threads) +
+               " threads exceeds the kernel's maximum of " + std::to_string(k.max_threads_per_block) +
+               " threads per block (it uses " + std::to_string(k.registers) +
+               " registers per thread, or __launch_bounds__ limits it)";
+    const std::int64_t available =
+        static_cast<std::int64_t>(limits.shared_per_block_optin) - k.static_shared_bytes;
     if (d.shared_bytes > available)
         return "dynamic shared memory of " + std::to_string(d.shared_bytes) + " bytes exceeds the device's " +
-               std::to_string(limits.shared_per_block_optin) + " bytes per block (opt-in maximum) minus the kernel's " +
+               std::to_string(limits.shared_per_block_optin) +
+               " bytes per block (opt-in maximum) minus the kernel's " +
                std::to_string(k.static_shared_bytes) + " bytes of static shared memory";
     // Beyond the default 48 KiB a kernel must opt in: raise its limit to what this launch needs
     // (never lower it, so a later case that needs less is unaffected).
     if (d.shared_bytes > k.dynamic_shared_limit)
     {
-        CUresult rc = cuda::driver().cuFuncSetAttribute(k.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                                        static_cast<int>(d.shared_bytes));
+        CUresult rc = cuda::driver().cuFuncSetAttribute(
+            k.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(d.shared_bytes));
         if (rc != CUDA_SUCCESS)
         {
             if (cuda::is_sticky(rc))
@@ -129,7 +154,9 @@ std::string prepare_launch(loaded_kernel& k, const launch_dims& d, const device_
     return {};
 }
 
-kernel_args::kernel_args(const signature& sig, const workload_case& c, const std::vector<CUdeviceptr>& buffer_ptrs)
+kernel_args::kernel_args(const signature& sig,
+                         const workload_case& c,
+                         const std::vector<CUdeviceptr>& buffer_ptrs)
     : storage_(new std::uint64_t[sig.params.size() + 1]())
 {
     std::size_t buffer_index = 0;
@@ -152,10 +179,18 @@ kernel_args::kernel_args(const signature& sig, const workload_case& c, const std
             const double v = it->second;
             switch (p.type)
             {
-            case dtype::float16: word = double_to_half_bits(v); break;
-            case dtype::bfloat16: word = double_to_bfloat16_bits(v); break;
-            case dtype::float32: word = store_bits(static_cast<float>(v)); break;
-            default: word = store_bits(v); break;
+                case dtype::float16:
+                    word = double_to_half_bits(v);
+                    break;
+                case dtype::bfloat16:
+                    word = double_to_bfloat16_bits(v);
+                    break;
+                case dtype::float32:
+                    word = store_bits(static_cast<float>(v));
+                    break;
+                default:
+                    word = store_bits(v);
+                    break;
             }
         }
         else
@@ -166,13 +201,27 @@ kernel_args::kernel_args(const signature& sig, const workload_case& c, const std
             const std::int64_t v = it->second;
             switch (p.type)
             {
-            case dtype::int8: word = integer_bits<std::int8_t>(v, where); break;
-            case dtype::uint8: word = integer_bits<std::uint8_t>(v, where); break;
-            case dtype::int16: word = integer_bits<std::int16_t>(v, where); break;
-            case dtype::int32: word = integer_bits<std::int32_t>(v, where); break;
-            case dtype::uint32: word = integer_bits<std::uint32_t>(v, where); break;
-            case dtype::int64: word = integer_bits<std::int64_t>(v, where); break;
-            default: word = integer_bits<std::uint64_t>(v, where); break;
+                case dtype::int8:
+                    word = integer_bits<std::int8_t>(v, where);
+                    break;
+                case dtype::uint8:
+                    word = integer_bits<std::uint8_t>(v, where);
+                    break;
+                case dtype::int16:
+                    word = integer_bits<std::int16_t>(v, where);
+                    break;
+                case dtype::int32:
+                    word = integer_bits<std::int32_t>(v, where);
+                    break;
+                case dtype::uint32:
+                    word = integer_bits<std::uint32_t>(v, where);
+                    break;
+                case dtype::int64:
+                    word = integer_bits<std::int64_t>(v, where);
+                    break;
+                default:
+                    word = integer_bits<std::uint64_t>(v, where);
+                    break;
             }
         }
         // Each parameter's bytes start at the beginning of its own 8-byte word; the driver copies
@@ -183,10 +232,17 @@ kernel_args::kernel_args(const signature& sig, const workload_case& c, const std
 
 CUresult launch_kernel(const loaded_kernel& k, const launch_dims& d, void** args, CUstream s)
 {
-    CUresult rc = cuda::driver().cuLaunchKernel(
-        k.function, static_cast<unsigned>(d.grid[0]), static_cast<unsigned>(d.grid[1]),
-        static_cast<unsigned>(d.grid[2]), static_cast<unsigned>(d.block[0]), static_cast<unsigned>(d.block[1]),
-        static_cast<unsigned>(d.block[2]), static_cast<unsigned>(d.shared_bytes), s, args, nullptr);
+    CUresult rc = cuda::driver().cuLaunchKernel(k.function,
+                                                static_cast<unsigned>(d.grid[0]),
+                                                static_cast<unsigned>(d.grid[1]),
+                                                static_cast<unsigned>(d.grid[2]),
+                                                static_cast<unsigned>(d.block[0]),
+                                                static_cast<unsigned>(d.block[1]),
+                                                static_cast<unsigned>(d.block[2]),
+                                                static_cast<unsigned>(d.shared_bytes),
+                                                s,
+                                                args,
+                                                nullptr);
     if (rc != CUDA_SUCCESS && cuda::is_sticky(rc))
         throw cuda::cuda_error(rc, "cuLaunchKernel");
     return rc;

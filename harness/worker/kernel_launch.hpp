@@ -7,6 +7,7 @@
 
 #include "harness/cuda/handles.hpp"
 #include "harness/worker/gpu_device.hpp"
+#include "harness/worker/module_state.hpp"
 #include "harness/workload/launch_plan.hpp"
 #include "harness/workload/workload.hpp"
 
@@ -17,7 +18,8 @@
 #include <string_view>
 #include <vector>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 /// A module with the function to launch and the attributes launch checks need.
 struct loaded_kernel
@@ -30,12 +32,17 @@ struct loaded_kernel
     int registers = 0;
     int local_bytes = 0;
     int dynamic_shared_limit = 48 * 1024;  ///< What CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES is now.
+    module_state state;                    ///< The module's globals as loaded; restored before launches.
 };
 
-/// Loads a cubin and finds entry. Returns nullopt with why set when the driver rejects the image
-/// (CUDA_ERROR_INVALID_IMAGE, CUDA_ERROR_NO_BINARY_FOR_GPU, ...; *image_rejected is then set) or
-/// the entry is absent. Sticky errors throw.
-std::optional<loaded_kernel> load_kernel(std::string_view cubin, const std::string& entry, std::string& why,
+/// Loads a cubin, finds entry and captures the module's global state. Returns nullopt with why set
+/// when the driver rejects the image (CUDA_ERROR_INVALID_IMAGE, CUDA_ERROR_NO_BINARY_FOR_GPU, ...),
+/// when the module may not run (device-side heap, __managed__ variables, module data that cannot be
+/// restored: module_state.hpp) -- *image_rejected is set in both cases -- or when the entry is
+/// absent. Sticky errors throw.
+std::optional<loaded_kernel> load_kernel(std::string_view cubin,
+                                         const std::string& entry,
+                                         std::string& why,
                                          bool* image_rejected = nullptr);
 
 /// Checks a launch against the device and kernel limits and raises the kernel's dynamic shared

@@ -5,30 +5,35 @@
 // Each measured launch is bracketed by its own pair of events on the worker's stream. Cold mode
 // scrubs the L2 before each measured launch with a memset over the L2 size, outside the
 // events; before every launch (warm-up included) inout buffers are restored and out buffers
-// poisoned, also outside the events, so every launch computes the same thing from the same state. Launches are queued in chunks sized so that a chunk takes well under
-// launch_timeout_ms at the speed measured during validation, and each chunk is waited on under the
-// watchdog; a kernel that starts hanging only when timed is still caught.
+// poisoned, also outside the events, so every launch computes the same thing from the same state. Launches
+// are queued in chunks sized so that a chunk takes well under launch_timeout_ms at the speed measured during
+// validation, and each chunk is waited on under the watchdog; a kernel that starts hanging only when timed is
+// still caught.
 //
-// Before the last measured launch and before one randomly chosen earlier one, the outputs are
-// poisoned and the inputs restored (outside the events); those launches are validated against the
-// reference like any run (timed_output_mismatch otherwise). Every launch starts from the same
-// poisoned outputs, so a kernel that counts its launches, looks at its outputs, or detects timing by
-// any other means, cannot know which launches are checked (docs/hardening.md).
+// Checked launches: the last measured launch and at least 8 others (8% of the launches, at most
+// 16), at positions drawn from a generator seeded by the hidden seed and a per-worker sequence
+// number, are re-validated on the GPU against the reference (timed_output_mismatch otherwise).
+// Before each of them the inputs are restored and the guards rewritten; outputs are poisoned before
+// every launch anyway, so a kernel that counts its launches, looks at its outputs, or detects timing
+// by any other means cannot tell which launches are checked (docs/hardening.md). Each check has its
+// own slot and runs behind its launch on the stream: no synchronisation, no copy. Only the last
+// launch's outputs stay in place, so a failing earlier launch is reported by its counters.
 //
-// "A launch" is whatever a timed_work queues on the stream: a workload kernel (candidates, the
-// reference) or a vendor library call such as a cuBLAS GEMM (the `baseline` op, baseline.hpp),
-// which may itself be several kernels. Everything else (warm-up, events, scrubs, chunking, checked
-// launches, the wall-clock check, statistics) is the same code for both, so baselines and candidates
-// are measured by one protocol.
+// State wipes: before every measured launch (checked or not) and every wall-clock launch, the
+// work's reset (a candidate's module globals and local window, launch_hygiene.hpp) and the SM
+// scrub (shared memory; in cold mode together with the L2 scrub) run outside the events.
 //
 // A host wall-clock cross-check follows: a few launches each followed by cuCtxSynchronize (which
 // also waits for work the kernel may have pushed elsewhere in the context). When the median wall
 // time per launch exceeds 1.5 x the event median + 50 us, the events cannot account for the work
-// and the candidate fails with timing_inconsistent.
+// and the candidate fails with timing_inconsistent -- but only after a second cross-check also
+// fails: contention from another process on the GPU (a wall time that is off once) must not
+// invalidate an honest kernel. Both measurements are reported.
 
 #include "harness/cuda/handles.hpp"
 #include "harness/timing/timing_stats.hpp"
 #include "harness/worker/case_store.hpp"
+#include "harness/worker/launch_hygiene.hpp"
 #include "harness/worker/validator.hpp"
 
 #include <boost/json/object.hpp>
@@ -41,7 +46,8 @@
 #include <utility>
 #include <vector>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 enum class timing_mode
 {
@@ -81,8 +87,13 @@ class l2_scrubber
 {
 public:
     explicit l2_scrubber(std::size_t l2_bytes) : l2_bytes_(l2_bytes) {}
+    /// With hygiene set, each scrub is one launch that also fills every SM's shared memory
+    /// (launch_hygiene::scrub_sm) instead of a memset.
+    void set_hygiene(const launch_hygiene* hygiene) { hygiene_ = hygiene; }
     /// Queues the scrub on s.
     void scrub(CUstream s);
+    /// Queues a shared-memory-only scrub (hot mode; nothing without hygiene).
+    void scrub_shared(CUstream s);
     /// Device time of one scrub in ms (measured once, on first use).
     double scrub_ms(CUstream s, std::chrono::milliseconds timeout);
     std::size_t device_bytes() const { return buffer_.size(); }
@@ -91,6 +102,7 @@ private:
     void allocate();
 
     std::size_t l2_bytes_;
+    const launch_hygiene* hygiene_ = nullptr;
     cuda::device_buffer buffer_;
     std::optional<double> scrub_ms_;
     std::uint32_t counter_ = 0;
@@ -106,7 +118,9 @@ struct case_timing
     int warmup = 0;
     timing_mode mode = timing_mode::cold;
     double wall_us_per_launch = 0;
+    double wall_us_first = 0;  ///< The first cross-check when it failed and was re-measured.
     bool suspect = false;
+    int checked_launches = 0;  ///< Measured launches whose outputs were re-validated.
     bool timed_output_valid = true;
     std::vector<run_report> timed_runs;  ///< The re-validated timed launches.
     std::optional<failure> fail;         ///< timed_output_mismatch, timing_inconsistent, launch_failed.
@@ -131,31 +145,68 @@ struct timed_work
     /// timed_output_valid): cuBLAS in TF32 is expected to miss an FP32 tolerance. A guard or input
     /// violation fails either way.
     bool output_must_pass = true;
+    /// Queued before every measured launch, outside the events: wipes state the work may keep
+    /// between launches (a candidate's module globals and local window). Empty for vendor calls.
+    std::function<void(CUstream)> reset;
 };
+
+/// Which of n measured launches are checked: `count` distinct positions in [0, horizon - 1) drawn
+/// with rng, plus n - 1 (the last). count is clamped to what the horizon allows; sorted.
+std::vector<std::size_t> checked_positions(std::size_t n,
+                                           std::size_t horizon,
+                                           std::size_t count,
+                                           std::mt19937_64& rng);
+
+/// How many launches besides the last are checked for n measured launches: 8% of n, at least 8,
+/// at most 16.
+std::size_t sampled_checks(std::size_t n);
 
 class timer
 {
 public:
-    timer(gpu_device& device, const helper_kernels& helpers, case_store& store, validator& v, event_pool& events,
-          l2_scrubber& scrubber);
+    timer(gpu_device& device,
+          const helper_kernels& helpers,
+          case_store& store,
+          validator& v,
+          event_pool& events,
+          l2_scrubber& scrubber,
+          const launch_hygiene* hygiene = nullptr);
 
     /// Times one performance case. kernel_ms estimates one launch (from validation), to size chunks.
-    case_timing time_case(case_data& c, loaded_kernel& k, const launch_dims& d, const timing_options& options,
+    case_timing time_case(case_data& c,
+                          loaded_kernel& k,
+                          const launch_dims& d,
+                          const timing_options& options,
                           double kernel_ms);
     /// The same for any work on the case's buffers (a cuBLAS call).
-    case_timing time_case(case_data& c, const timed_work& work, const timing_options& options, double kernel_ms);
+    case_timing time_case(case_data& c,
+                          const timed_work& work,
+                          const timing_options& options,
+                          double kernel_ms);
+
+    /// Queues one launch: fresh outputs first; for a measured launch also the work's reset and the
+    /// SM scrub (with the L2 scrub in cold mode). Returns the launch result.
+    CUresult queue_launch(case_data& c,
+                          const timed_work& work,
+                          timing_mode mode,
+                          bool measured,
+                          std::optional<std::size_t> event_pair);
+    /// The host wall-clock cross-check: median wall time of a few launches, each synchronised with
+    /// the whole context (cuCtxSynchronize), with the same state wipes as measured launches.
+    double wall_check(case_data& c, const timed_work& work, timing_mode mode);
+    /// The cross-check limit for an event median: 1.5 x median + 50 us.
+    static double wall_limit_us(double event_median_us);
+    /// A candidate's timed work: its launch, and as reset its module globals and local window.
+    timed_work candidate_work(case_data& c, loaded_kernel& k, const launch_dims& d);
 
 private:
-    /// Queues one launch (restoring inout first, scrubbing L2 in cold mode); returns the launch result.
-    CUresult queue_launch(case_data& c, const launch_fn& launch, timing_mode mode, std::optional<std::size_t> event_pair);
-    double wall_check(case_data& c, const launch_fn& launch, timing_mode mode);
-
     gpu_device& device_;
     const helper_kernels& helpers_;
     case_store& store_;
     validator& validator_;
     event_pool& events_;
     l2_scrubber& scrubber_;
+    const launch_hygiene* hygiene_;
     std::mt19937_64 rng_;
 };
 

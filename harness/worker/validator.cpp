@@ -11,15 +11,20 @@
 #include <cstdio>
 #include <cstring>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 constexpr std::size_t k_first_mismatches = 8;
 
-double bits_to_double(std::uint64_t bits) { return std::bit_cast<double>(bits); }
+double bits_to_double(std::uint64_t bits)
+{
+    return std::bit_cast<double>(bits);
+}
 
 std::string format_double(double v, int digits)
 {
@@ -28,34 +33,51 @@ std::string format_double(double v, int digits)
     return text;
 }
 
-std::string format_tolerance(double v) { return format_double(v, 6); }
-
 std::string context_label(run_kind k)
 {
     switch (k)
     {
-    case run_kind::stated: return "stated inputs";
-    case run_kind::hidden: return "hidden inputs";
-    case run_kind::repeat: return "repeat run on the stated inputs";
-    case run_kind::timed: return "timed launch";
+        case run_kind::stated:
+            return "stated inputs";
+        case run_kind::hidden:
+            return "hidden inputs";
+        case run_kind::repeat:
+            return "repeat run on the stated inputs";
+        case run_kind::timed:
+            return "timed launch";
     }
     return "";
 }
 
-std::string list_mismatches(const std::vector<element_mismatch>& list, const char* got_word, const char* expected_word)
+// The hidden run stays hidden (SPEC §3 "Trust rules"): its reports say where and how much an output
+// is wrong (indices, counts, the largest errors), never the values. The expected ones are the
+// reference's results on inputs the model must not learn, and the got ones can carry those inputs
+// out (a kernel that copies an input to its output).
+bool shows_values(run_kind k)
 {
+    return k != run_kind::hidden;
+}
+
+}  // namespace
+
+std::string list_elements(const std::vector<element_mismatch>& list, run_kind kind, bool against_previous)
+{
+    const char* got_word = against_previous ? "second run" : "got";
+    const char* expected_word = against_previous ? "first run" : "expected";
+    const bool with_values = shows_values(kind);
     std::string text;
     for (const element_mismatch& m : list)
     {
         if (!text.empty())
             text += ", ";
-        text.append("[").append(std::to_string(m.index)).append("] ").append(got_word).append(" ");
-        text.append(m.got.to_text()).append(" ").append(expected_word).append(" ").append(m.expected.to_text());
+        text.append("[").append(std::to_string(m.index)).append("]");
+        if (!with_values)
+            continue;
+        text.append(" ").append(got_word).append(" ").append(m.got.to_text());
+        text.append(" ").append(expected_word).append(" ").append(m.expected.to_text());
     }
     return text;
 }
-
-}  // namespace
 
 json::object failure::to_json() const
 {
@@ -68,10 +90,14 @@ std::string_view to_string(run_kind k)
 {
     switch (k)
     {
-    case run_kind::stated: return "stated";
-    case run_kind::hidden: return "hidden";
-    case run_kind::repeat: return "repeat";
-    case run_kind::timed: return "timed";
+        case run_kind::stated:
+            return "stated";
+        case run_kind::hidden:
+            return "hidden";
+        case run_kind::repeat:
+            return "repeat";
+        case run_kind::timed:
+            return "timed";
     }
     return "stated";
 }
@@ -85,7 +111,8 @@ bool element_value::is_poison() const
     return (bits & mask) == (poison_for(type).element_bits & mask);
 }
 
-namespace {
+namespace
+{
 
 // The element as a double (floats) or exact integer (integers).
 struct decoded
@@ -102,17 +129,46 @@ decoded decode(const element_value& e)
     decoded d;
     switch (e.type)
     {
-    case dtype::float16: d.floating = true; d.f = half_bits_to_float(static_cast<unsigned short>(e.bits)); break;
-    case dtype::bfloat16: d.floating = true; d.f = bfloat16_bits_to_float(static_cast<unsigned short>(e.bits)); break;
-    case dtype::float32: d.floating = true; d.f = std::bit_cast<float>(static_cast<std::uint32_t>(e.bits)); break;
-    case dtype::float64: d.floating = true; d.f = std::bit_cast<double>(e.bits); break;
-    case dtype::int8: d.i = static_cast<std::int8_t>(e.bits); break;
-    case dtype::int16: d.i = static_cast<std::int16_t>(e.bits); break;
-    case dtype::int32: d.i = static_cast<std::int32_t>(e.bits); break;
-    case dtype::int64: d.i = static_cast<std::int64_t>(e.bits); break;
-    case dtype::uint8: d.is_unsigned = true; d.u = static_cast<std::uint8_t>(e.bits); break;
-    case dtype::uint32: d.is_unsigned = true; d.u = static_cast<std::uint32_t>(e.bits); break;
-    case dtype::uint64: d.is_unsigned = true; d.u = e.bits; break;
+        case dtype::float16:
+            d.floating = true;
+            d.f = half_bits_to_float(static_cast<unsigned short>(e.bits));
+            break;
+        case dtype::bfloat16:
+            d.floating = true;
+            d.f = bfloat16_bits_to_float(static_cast<unsigned short>(e.bits));
+            break;
+        case dtype::float32:
+            d.floating = true;
+            d.f = std::bit_cast<float>(static_cast<std::uint32_t>(e.bits));
+            break;
+        case dtype::float64:
+            d.floating = true;
+            d.f = std::bit_cast<double>(e.bits);
+            break;
+        case dtype::int8:
+            d.i = static_cast<std::int8_t>(e.bits);
+            break;
+        case dtype::int16:
+            d.i = static_cast<std::int16_t>(e.bits);
+            break;
+        case dtype::int32:
+            d.i = static_cast<std::int32_t>(e.bits);
+            break;
+        case dtype::int64:
+            d.i = static_cast<std::int64_t>(e.bits);
+            break;
+        case dtype::uint8:
+            d.is_unsigned = true;
+            d.u = static_cast<std::uint8_t>(e.bits);
+            break;
+        case dtype::uint32:
+            d.is_unsigned = true;
+            d.u = static_cast<std::uint32_t>(e.bits);
+            break;
+        case dtype::uint64:
+            d.is_unsigned = true;
+            d.u = e.bits;
+            break;
     }
     return d;
 }
@@ -121,10 +177,13 @@ int digits_for(dtype t)
 {
     switch (t)
     {
-    case dtype::float16:
-    case dtype::bfloat16: return 5;
-    case dtype::float64: return 15;
-    default: return 7;
+        case dtype::float16:
+        case dtype::bfloat16:
+            return 5;
+        case dtype::float64:
+            return 15;
+        default:
+            return 7;
     }
 }
 
@@ -164,14 +223,20 @@ std::string element_value::to_text() const
 
 json::object element_mismatch::to_json() const
 {
-    return json::object{{"buffer", buffer}, {"index", index}, {"got", got.to_json()}, {"expected", expected.to_json()}};
+    return json::object{
+        {"buffer", buffer}, {"index", index}, {"got", got.to_json()}, {"expected", expected.to_json()}};
 }
 
 json::object run_report::to_json() const
 {
     json::array first;
     for (const element_mismatch& m : first_mismatches)
-        first.push_back(m.to_json());
+    {
+        json::object o = m.to_json();
+        if (!shows_values(kind))
+            o["got"] = o["expected"] = "hidden";
+        first.push_back(std::move(o));
+    }
     return json::object{{"inputs", to_string(kind)},
                         {"passed", passed},
                         {"elements", elements},
@@ -192,16 +257,27 @@ validator::validator(gpu_device& device, const helper_kernels& helpers, case_sto
 
 CUdeviceptr validator::got_ptr(const buffer_slot& b, output_source got) const
 {
-    return got == output_source::working ? b.working.payload() : b.snapshot.ptr();
+    switch (got)
+    {
+        case output_source::working:
+            return b.working.payload();
+        case output_source::snapshot:
+            return b.snapshot.ptr();
+        default:
+            return 0;
+    }
 }
 
 CUdeviceptr validator::expected_ptr(const buffer_slot& b, expected_source expected) const
 {
     switch (expected)
     {
-    case expected_source::reference_stated: return b.reference[0].ptr();
-    case expected_source::reference_hidden: return b.reference[1].ptr();
-    case expected_source::snapshot: return b.snapshot.ptr();
+        case expected_source::reference_stated:
+            return b.reference[0].ptr();
+        case expected_source::reference_hidden:
+            return b.reference[1].ptr();
+        case expected_source::snapshot:
+            return b.snapshot.ptr();
     }
     return 0;
 }
@@ -213,7 +289,8 @@ void validator::snapshot_outputs(case_data& c) const
             copy_device(device_.stream(), b.snapshot.ptr(), b.working.payload(), b.bytes);
 }
 
-run_report validator::run(case_data& c, loaded_kernel& k, const launch_dims& d, run_kind kind, std::uint32_t scrub_seed)
+run_report validator::run(
+    case_data& c, loaded_kernel& k, const launch_dims& d, run_kind kind, std::uint32_t scrub_seed)
 {
     const CUstream s = device_.stream();
     const input_set set = kind == run_kind::hidden ? input_set::hidden : input_set::stated;
@@ -225,6 +302,11 @@ run_report validator::run(case_data& c, loaded_kernel& k, const launch_dims& d, 
     // kernel that reads shared memory it never wrote disagree with itself (nondeterministic) or with
     // the reference, instead of passing by luck on whatever the previous kernel left there.
     helpers_.scrub_shared_memory(s, scrub_seed);
+    // Module globals back to their load-time image and the local window wiped: nothing the
+    // candidate's previous launches left behind is visible to this one (launch_hygiene.hpp).
+    k.state.restore(s);
+    if (hygiene_)
+        hygiene_->scrub_local(s, scrub_seed, static_cast<std::size_t>(k.local_bytes));
 
     run_report report;
     report.kind = kind;
@@ -251,7 +333,8 @@ run_report validator::run(case_data& c, loaded_kernel& k, const launch_dims& d, 
         // let stale outputs from an earlier run be validated.
         std::string description = cuda::error_description(rc);
         report.passed = false;
-        report.fail = failure{failure_kind::launch_failed, c.name(),
+        report.fail = failure{failure_kind::launch_failed,
+                              c.name(),
                               where + ": launch failed with " + cuda::error_name(rc) +
                                   (description.empty() ? "" : " (" + description + ")") + "; grid " +
                                   format_dims(d.grid) + ", block " + format_dims(d.block) + ", " +
@@ -280,7 +363,8 @@ run_report validator::run(case_data& c, loaded_kernel& k, const launch_dims& d, 
     report.kernel_ms = kernel_ms;
     if (kind == run_kind::repeat && report.passed)
     {
-        run_report agreement = finish_checks(c, 1, output_source::working, expected_source::snapshot, kind, context);
+        run_report agreement =
+            finish_checks(c, 1, output_source::working, expected_source::snapshot, kind, context);
         if (!agreement.passed)
         {
             // The counts of this run now describe the disagreement with the first run.
@@ -297,32 +381,45 @@ run_report validator::run(case_data& c, loaded_kernel& k, const launch_dims& d, 
     return report;
 }
 
-void validator::enqueue_checks(case_data& c, int slot, output_source got, expected_source expected, bool check_memory)
+void validator::enqueue_checks(
+    case_data& c, int slot, output_source got, expected_source expected, bool check_memory)
 {
     const CUstream s = device_.stream();
     check_area& ck = store_.checks();
-    const tolerance& tol = store_.get_workload().tol;
     if (check_memory)
     {
         // Guards: one launch covers both guards of every buffer.
-        helpers_.check_guards(s, c.guard_ranges.ptr(), c.guard_range_count, guard_fill, ck.guard_counter(slot, 0, 0));
+        helpers_.check_guards(
+            s, c.guard_ranges.ptr(), c.guard_range_count, guard_fill, ck.guard_counter(slot, 0, 0));
         // Inputs: an `in` buffer must be bit-identical to its pristine copy afterwards. A kernel
         // that scribbles on its inputs would corrupt the next run's data (and the timing loop's).
-        const input_set set = expected == expected_source::reference_hidden ? input_set::hidden : input_set::stated;
+        const input_set set =
+            expected == expected_source::reference_hidden ? input_set::hidden : input_set::stated;
         for (std::size_t i = 0; i < c.buffers.size(); ++i)
         {
             const buffer_slot& b = c.buffers[i];
             if (b.is_pure_input())
-                helpers_.diff_bytes(s, b.working.payload(), b.pristine[static_cast<std::size_t>(set)].ptr(), b.bytes,
+                helpers_.diff_bytes(s,
+                                    b.working.payload(),
+                                    b.pristine[static_cast<std::size_t>(set)].ptr(),
+                                    b.bytes,
                                     ck.input_diff(slot, i));
         }
     }
     for (std::size_t i = 0; i < c.buffers.size(); ++i)
     {
         const buffer_slot& b = c.buffers[i];
+        const tolerance tol = store_.get_workload().tolerance_for(*b.p);
         if (b.is_output())
-            helpers_.compare(s, b.p->type, got_ptr(b, got), expected_ptr(b, expected), static_cast<std::uint64_t>(b.count),
-                             tol.atol, tol.rtol, ck.compare(slot, i), mask_for(expected));
+            helpers_.compare(s,
+                             b.p->type,
+                             got_ptr(b, got),
+                             expected_ptr(b, expected),
+                             static_cast<std::uint64_t>(b.count),
+                             tol.atol,
+                             tol.rtol,
+                             ck.compare(slot, i),
+                             mask_for(expected));
     }
 }
 
@@ -332,14 +429,19 @@ reference_mask validator::mask_for(expected_source expected) const
     // candidate's own plain output.
     switch (expected)
     {
-    case expected_source::reference_stated: return store_.mask(input_set::stated);
-    case expected_source::reference_hidden: return store_.mask(input_set::hidden);
-    case expected_source::snapshot: break;
+        case expected_source::reference_stated:
+            return store_.mask(input_set::stated);
+        case expected_source::reference_hidden:
+            return store_.mask(input_set::hidden);
+        case expected_source::snapshot:
+            break;
     }
     return {};
 }
 
-element_value validator::read_element(const buffer_slot& b, CUdeviceptr base, std::uint64_t index,
+element_value validator::read_element(const buffer_slot& b,
+                                      CUdeviceptr base,
+                                      std::uint64_t index,
                                       const reference_mask& mask) const
 {
     element_value e;
@@ -351,35 +453,45 @@ element_value validator::read_element(const buffer_slot& b, CUdeviceptr base, st
     return e;
 }
 
-std::vector<element_mismatch> validator::first_bad(const buffer_slot& b, CUdeviceptr got, CUdeviceptr expected,
-                                                   const reference_mask& mask, std::size_t limit) const
+std::vector<element_mismatch> validator::first_bad(const buffer_slot& b,
+                                                   CUdeviceptr got,
+                                                   CUdeviceptr expected,
+                                                   const reference_mask& mask,
+                                                   std::size_t limit) const
 {
     // Repeated "smallest bad index >= start" searches give the first mismatches in index order
     // without sorting anything on the device; this runs only for a failing output.
     std::vector<element_mismatch> out;
-    const tolerance& tol = store_.get_workload().tol;
+    const tolerance tol = store_.get_workload().tolerance_for(*b.p);
     const auto n = static_cast<std::uint64_t>(b.count);
     std::uint64_t start = 0;
     while (out.size() < limit && start < n)
     {
-        std::optional<std::uint64_t> index =
-            store_.checks().find_index(device_.stream(), store_.launch_timeout(), [&](CUdeviceptr result) {
-                helpers_.first_bad(device_.stream(), b.p->type, got, expected, n, start, tol.atol, tol.rtol, result,
-                                   mask);
+        std::optional<std::uint64_t> index = store_.checks().find_index(
+            device_.stream(),
+            store_.launch_timeout(),
+            [&](CUdeviceptr result)
+            {
+                helpers_.first_bad(
+                    device_.stream(), b.p->type, got, expected, n, start, tol.atol, tol.rtol, result, mask);
             });
         if (!index)
             break;
-        out.push_back({b.p->name, *index, read_element(b, got, *index), read_element(b, expected, *index, mask)});
+        out.push_back(
+            {b.p->name, *index, read_element(b, got, *index), read_element(b, expected, *index, mask)});
         start = *index + 1;
     }
     return out;
 }
 
-run_report validator::finish_checks(case_data& c, int slot, output_source got, expected_source expected, run_kind kind,
+run_report validator::finish_checks(case_data& c,
+                                    int slot,
+                                    output_source got,
+                                    expected_source expected,
+                                    run_kind kind,
                                     const std::string& context)
 {
     const check_area& ck = store_.checks();
-    const tolerance& tol = store_.get_workload().tol;
     const std::string where = "case " + c.name() + " (" + context + ")";
     run_report r;
     r.kind = kind;
@@ -415,7 +527,8 @@ run_report validator::finish_checks(case_data& c, int slot, output_source got, e
             what = std::to_string(after) + " bytes after its end";
         if (before > 0)
             what += (what.empty() ? "" : " and ") + std::to_string(before) + " bytes before its start";
-        r.fail = failure{failure_kind::out_of_bounds_write, c.name(),
+        r.fail = failure{failure_kind::out_of_bounds_write,
+                         c.name(),
                          where + ": the kernel wrote outside buffer " + b.p->name + " (" + what +
                              " changed); " + b.p->name + " has " + std::to_string(b.count) + " elements of " +
                              std::string(to_string(b.p->type)) + " (" + std::to_string(b.bytes) + " bytes)"};
@@ -431,9 +544,10 @@ run_report validator::finish_checks(case_data& c, int slot, output_source got, e
         if (diff == 0)
             continue;
         r.inputs_intact = false;
-        r.fail = failure{failure_kind::input_mutated, c.name(),
-                         where + ": input buffer " + b.p->name + " was modified (" + std::to_string(diff) + " of " +
-                             std::to_string(b.bytes) +
+        r.fail = failure{failure_kind::input_mutated,
+                         c.name(),
+                         where + ": input buffer " + b.p->name + " was modified (" + std::to_string(diff) +
+                             " of " + std::to_string(b.bytes) +
                              " bytes differ from the inputs it was given); 'in' buffers are read-only"};
     }
     if (r.fail)
@@ -444,7 +558,8 @@ run_report validator::finish_checks(case_data& c, int slot, output_source got, e
 
     // 3. Outputs, in order of severity: unwritten, non-finite, outside tolerance. The first output
     //    (in signature order) with the most severe problem is described.
-    const auto pick = [&](auto member) -> std::optional<std::size_t> {
+    const auto pick = [&](auto member) -> std::optional<std::size_t>
+    {
         for (std::size_t i = 0; i < c.buffers.size(); ++i)
             if (c.buffers[i].is_output() && counters[i].*member > 0)
                 return i;
@@ -464,10 +579,13 @@ run_report validator::finish_checks(case_data& c, int slot, output_source got, e
     r.passed = false;
     const buffer_slot& b = c.buffers[*bad];
     const compare_counters& cc = counters[*bad];
+    const tolerance tol = store_.get_workload().tolerance_for(*b.p);
+    const bool with_values = shows_values(kind);
     const CUdeviceptr got_base = got_ptr(b, got);
     const CUdeviceptr expected_base = expected_ptr(b, expected);
     const reference_mask mask = mask_for(expected);
-    r.first_mismatches = first_bad(b, got_base, expected_base, mask, k_first_mismatches);
+    if (got_base != 0)
+        r.first_mismatches = first_bad(b, got_base, expected_base, mask, k_first_mismatches);
 
     const bool against_previous = expected == expected_source::snapshot;
     const char* got_word = against_previous ? "second run" : "got";
@@ -485,26 +603,42 @@ run_report validator::finish_checks(case_data& c, int slot, output_source got, e
     }
     else
     {
-        message += std::to_string(cc.mismatches) + count_text + " outside atol=" + format_tolerance(tol.atol) +
-                   " + rtol=" + format_tolerance(tol.rtol) + "*|" + (against_previous ? "first run" : "ref") + "|";
+        message += mismatch_text(
+            tol, b.p->type, cc.mismatches, static_cast<std::uint64_t>(b.count), against_previous);
         const double max_abs = bits_to_double(cc.max_abs_bits);
-        if (max_abs > 0)
+        if (max_abs > 0 && got_base == 0)
+            message += "; max abs err " + format_double(max_abs, 4);
+        if (max_abs > 0 && got_base != 0)
         {
-            std::optional<std::uint64_t> worst = store_.checks().find_index(
-                device_.stream(), store_.launch_timeout(), [&](CUdeviceptr result) {
-                    helpers_.find_abs_error(device_.stream(), b.p->type, got_base, expected_base,
-                                            static_cast<std::uint64_t>(b.count), cc.max_abs_bits, result, mask);
-                });
+            std::optional<std::uint64_t> worst =
+                store_.checks().find_index(device_.stream(),
+                                           store_.launch_timeout(),
+                                           [&](CUdeviceptr result)
+                                           {
+                                               helpers_.find_abs_error(device_.stream(),
+                                                                       b.p->type,
+                                                                       got_base,
+                                                                       expected_base,
+                                                                       static_cast<std::uint64_t>(b.count),
+                                                                       cc.max_abs_bits,
+                                                                       result,
+                                                                       mask);
+                                           });
             message += "; max abs err " + format_double(max_abs, 4);
             if (worst)
-                message += " at [" + std::to_string(*worst) + "] (" + got_word + " " +
-                           read_element(b, got_base, *worst).to_text() + ", " + expected_word + " " +
+                message += " at [" + std::to_string(*worst) + "]";
+            if (worst && with_values)
+                message += " (" + std::string(got_word) + " " + read_element(b, got_base, *worst).to_text() +
+                           ", " + expected_word + " " +
                            read_element(b, expected_base, *worst, mask).to_text() + ")";
         }
     }
     if (!r.first_mismatches.empty())
-        message += "; first " + std::string(base_kind == failure_kind::unwritten ? "unwritten" : "mismatches") + ": " +
-                   list_mismatches(r.first_mismatches, got_word, expected_word);
+        message += "; first " +
+                   std::string(base_kind == failure_kind::unwritten ? "unwritten" : "mismatches") + ": " +
+                   list_elements(r.first_mismatches, kind, against_previous);
+    if (!with_values)
+        message += " (values on the hidden inputs are not shown)";
 
     // The kind depends on the run: a repeat that fails where the first run passed, or that
     // disagrees with the first run, is nondeterminism (uninitialised memory, races, state kept

@@ -11,6 +11,7 @@
 #include "harness/worker/comparator_kernels.hpp"
 #include "harness/worker/gpu_device.hpp"
 #include "harness/worker/kernel_launch.hpp"
+#include "harness/worker/launch_hygiene.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -19,10 +20,12 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 /// Stable failure kinds (docs/worker-protocol.md); the engine and tests key on these strings.
-namespace failure_kind {
+namespace failure_kind
+{
 inline constexpr const char* compile_error = "compile_error";
 inline constexpr const char* entry_not_found = "entry_not_found";
 inline constexpr const char* bad_launch = "bad_launch";
@@ -82,12 +85,18 @@ struct element_mismatch
     boost::json::object to_json() const;
 };
 
+/// The element listing of a failure message: "[17] got 1.5 expected 0.5, [40] got ..." ("second
+/// run" / "first run" with against_previous). For the hidden inputs only the indices, "[17], [40]":
+/// the hidden run says where and how much, never the values (SPEC §3 "Trust rules"); run_report's
+/// JSON likewise writes "hidden" for them.
+std::string list_elements(const std::vector<element_mismatch>& list, run_kind kind, bool against_previous);
+
 /// The outcome of one validation run (one entry of "runs").
 struct run_report
 {
     run_kind kind = run_kind::stated;
     bool passed = true;
-    std::uint64_t elements = 0;    ///< Output elements compared (all outputs).
+    std::uint64_t elements = 0;  ///< Output elements compared (all outputs).
     std::uint64_t mismatches = 0;
     std::uint64_t unwritten = 0;
     std::uint64_t nonfinite = 0;
@@ -108,6 +117,9 @@ enum class output_source
 {
     working,   ///< The working buffers (right after the launch).
     snapshot,  ///< The snapshot buffers (a copy taken right after the launch).
+    /// Only the counters of the launch remain (a sampled timed launch whose outputs later launches
+    /// overwrote): the report has counts and the largest error, no element listing.
+    unavailable,
 };
 
 enum class expected_source
@@ -125,27 +137,42 @@ public:
     /// One full validation run. `scrub_seed` varies the garbage left in shared memory so that reads
     /// of uninitialised shared memory differ between runs. Hangs throw kernel_hang; sticky errors
     /// throw cuda_error; everything else is in the report.
-    run_report run(case_data& c, loaded_kernel& k, const launch_dims& d, run_kind kind, std::uint32_t scrub_seed);
+    run_report run(
+        case_data& c, loaded_kernel& k, const launch_dims& d, run_kind kind, std::uint32_t scrub_seed);
 
     /// Queues guard, input and output checks of the current buffers into a check slot. With
     /// check_memory false only outputs are compared.
-    void enqueue_checks(case_data& c, int slot, output_source got, expected_source expected, bool check_memory);
+    void enqueue_checks(
+        case_data& c, int slot, output_source got, expected_source expected, bool check_memory);
     /// After the stream was waited on and the slot fetched: turns counters into a report, and on
     /// failure searches the first mismatching indices. `context` names the run in messages
     /// ("stated inputs", "timed launch 57 of 100").
-    run_report finish_checks(case_data& c, int slot, output_source got, expected_source expected, run_kind kind,
+    run_report finish_checks(case_data& c,
+                             int slot,
+                             output_source got,
+                             expected_source expected,
+                             run_kind kind,
                              const std::string& context);
 
     /// Copies the working outputs into the snapshot buffers (asynchronous).
     void snapshot_outputs(case_data& c) const;
 
+    /// With hygiene set, every validation run also wipes the candidate's local-memory window
+    /// before its launch (module globals are restored either way): launch_hygiene.hpp.
+    void set_hygiene(const launch_hygiene* hygiene) { hygiene_ = hygiene; }
+
 private:
     CUdeviceptr got_ptr(const buffer_slot& b, output_source got) const;
     CUdeviceptr expected_ptr(const buffer_slot& b, expected_source expected) const;
-    std::vector<element_mismatch> first_bad(const buffer_slot& b, CUdeviceptr got, CUdeviceptr expected,
-                                            const reference_mask& mask, std::size_t limit) const;
+    std::vector<element_mismatch> first_bad(const buffer_slot& b,
+                                            CUdeviceptr got,
+                                            CUdeviceptr expected,
+                                            const reference_mask& mask,
+                                            std::size_t limit) const;
     /// One element from the device; `mask` unmasks a reference element (default: plain memory).
-    element_value read_element(const buffer_slot& b, CUdeviceptr base, std::uint64_t index,
+    element_value read_element(const buffer_slot& b,
+                               CUdeviceptr base,
+                               std::uint64_t index,
                                const reference_mask& mask = {}) const;
     reference_mask mask_for(expected_source expected) const;
 
@@ -154,6 +181,7 @@ private:
     case_store& store_;
     cuda::event start_;
     cuda::event stop_;
+    const launch_hygiene* hygiene_ = nullptr;
 };
 
 }  // namespace warpsmith::worker

@@ -14,15 +14,18 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace fs = std::filesystem;
 using detail::json_location;
 using detail::json_object_reader;
 
-namespace {
+namespace
+{
 
 constexpr double max_exact_integer = 9007199254740992.0;  // 2^53
 
@@ -97,9 +100,44 @@ expression parse_expression(const boost::json::value& v, const json_location& lo
     }
 }
 
+// A "tolerance" object as written: a field left out takes its value from a default tolerance.
+struct tolerance_fields
+{
+    std::optional<double> rtol;
+    std::optional<double> atol;
+
+    tolerance over(const tolerance& base) const
+    {
+        return {rtol.value_or(base.rtol), atol.value_or(base.atol)};
+    }
+};
+
+tolerance_fields parse_tolerance(const boost::json::value& v, const json_location& loc)
+{
+    json_object_reader r(v, loc, {"rtol", "atol"});
+    tolerance_fields tol;
+    for (const char* key : {"rtol", "atol"})
+    {
+        if (auto x = r.optional_number(key))
+        {
+            if (!(*x >= 0))
+                r.at(key).fail("must be >= 0, got " + number_text(*x));
+            if (std::isinf(*x))
+                r.at(key).fail("must be finite");
+            (std::string_view(key) == "rtol" ? tol.rtol : tol.atol) = *x;
+        }
+    }
+    return tol;
+}
+
+boost::json::object tolerance_json(const tolerance& tol)
+{
+    return boost::json::object{{"rtol", tol.rtol}, {"atol", tol.atol}};
+}
+
 param parse_param(const boost::json::value& v, const json_location& loc)
 {
-    json_object_reader r(v, loc, {"name", "kind", "type", "dir", "count"});
+    json_object_reader r(v, loc, {"name", "kind", "type", "dir", "count", "tolerance"});
     param p;
     p.name = r.require_string("name");
     check_identifier(p.name, r.at("name"), "parameter name");
@@ -120,7 +158,7 @@ param parse_param(const boost::json::value& v, const json_location& loc)
 
     if (p.kind == param_kind::scalar)
     {
-        for (const char* key : {"dir", "count"})
+        for (const char* key : {"dir", "count", "tolerance"})
         {
             if (r.find(key))
                 r.at(key).fail("applies to buffers only; " + quote(p.name) + " is a scalar");
@@ -138,6 +176,13 @@ param parse_param(const boost::json::value& v, const json_location& loc)
     else
         r.at("dir").fail("unknown dir " + quote(dir) + " (expected in, out or inout)");
     p.count = parse_expression(r.require("count"), r.at("count"));
+    if (const auto* t = r.find("tolerance"))
+    {
+        if (!p.is_output())
+            r.at("tolerance")
+                .fail("applies to out and inout buffers only; " + quote(p.name) + " is an input");
+        p.tol = parse_tolerance(*t, r.at("tolerance")).over(default_tolerance(p.type));
+    }
     return p;
 }
 
@@ -184,20 +229,28 @@ signature parse_signature(const boost::json::value& v, const json_location& loc)
     return sig;
 }
 
-tolerance parse_tolerance(const boost::json::value& v, const json_location& loc)
+// Float outputs without their own tolerance use the workload's. When the workload gives none, it
+// becomes the default of the first float output's dtype, and float outputs of other dtypes get their
+// own defaults here, at load time, so that the self-contained form (which writes both) compares the
+// same on a worker. A field the workload's tolerance leaves out comes from that same default.
+void resolve_tolerances(workload& w, const boost::json::value* given, const json_location& loc)
 {
-    json_object_reader r(v, loc, {"rtol", "atol"});
-    tolerance tol;
-    for (const char* key : {"rtol", "atol"})
+    const auto first_float =
+        std::find_if(w.sig.params.begin(),
+                     w.sig.params.end(),
+                     [](const param& p) { return p.is_output() && is_floating(p.type); });
+    const dtype base = first_float != w.sig.params.end() ? first_float->type : dtype::float32;
+    if (given)
     {
-        if (auto x = r.optional_number(key))
-        {
-            if (!(*x >= 0))
-                r.at(key).fail("must be >= 0, got " + number_text(*x));
-            (std::string_view(key) == "rtol" ? tol.rtol : tol.atol) = *x;
-        }
+        w.tol = parse_tolerance(*given, loc).over(default_tolerance(base));
+        return;
     }
-    return tol;
+    w.tol = default_tolerance(base);
+    for (param& p : w.sig.params)
+    {
+        if (p.is_output() && is_floating(p.type) && p.type != base && !p.tol)
+            p.tol = default_tolerance(p.type);
+    }
 }
 
 std::optional<input_kind> parse_input_kind(std::string_view s)
@@ -716,7 +769,8 @@ expression parse_case_expression(const boost::json::value& v, const json_locatio
     for (const auto& id : e.identifiers())
     {
         if (w.tunables.count(id))
-            loc.fail(quote(id) + " is a tunable; this expression describes the problem, so it may use case values only");
+            loc.fail(quote(id) +
+                     " is a tunable; this expression describes the problem, so it may use case values only");
         for (std::size_t ci = 0; ci < w.cases.size(); ++ci)
         {
             if (!w.cases[ci].values.count(id))
@@ -746,11 +800,14 @@ const param& baseline_buffer(const json_object_reader& r, std::string_view key, 
     if (!p || p->kind != param_kind::buffer)
         r.at(key).fail(quote(name) + " is not a buffer parameter");
     if (p->type != dtype::float32)
-        r.at(key).fail(quote(name) + " is " + std::string(to_string(p->type)) + "; cublas_sgemm needs float32");
+        r.at(key).fail(quote(name) + " is " + std::string(to_string(p->type)) +
+                       "; cublas_sgemm needs float32");
     return *p;
 }
 
-std::vector<baseline_spec> parse_baselines(const boost::json::value& v, const json_location& loc, const workload& w)
+std::vector<baseline_spec> parse_baselines(const boost::json::value& v,
+                                           const json_location& loc,
+                                           const workload& w)
 {
     std::vector<baseline_spec> out;
     const auto& arr = detail::as_array(v, loc);
@@ -761,7 +818,8 @@ std::vector<baseline_spec> parse_baselines(const boost::json::value& v, const js
         baseline_spec b;
         b.name = r.require_string("name");
         if (!is_valid_case_name(b.name))
-            r.at("name").fail(quote(b.name) + " is not a valid baseline name (letters, digits, '_', '-' and '.')");
+            r.at("name").fail(quote(b.name) +
+                              " is not a valid baseline name (letters, digits, '_', '-' and '.')");
         for (const auto& other : out)
         {
             if (other.name == b.name)
@@ -811,8 +869,9 @@ std::vector<baseline_spec> parse_baselines(const boost::json::value& v, const js
                 const std::int64_t have = p.count.evaluate(wc.values);
                 if (have / rows < cols)
                 {
-                    r.at(key).fail("case " + quote(wc.name) + ": " + p.name + " holds " + std::to_string(have) +
-                                   " elements, fewer than " + std::to_string(rows) + " x " + std::to_string(cols));
+                    r.at(key).fail("case " + quote(wc.name) + ": " + p.name + " holds " +
+                                   std::to_string(have) + " elements, fewer than " + std::to_string(rows) +
+                                   " x " + std::to_string(cols));
                 }
             };
             need(a, g.m, g.k, "a");
@@ -839,7 +898,8 @@ roofline_work parse_roofline(const boost::json::value& v, const json_location& l
         for (const auto& wc : w.cases)
         {
             if (const std::int64_t n = evaluate_for_case(e, wc, r.at(key)); n < 0)
-                r.at(key).fail("case " + quote(wc.name) + ": evaluates to " + std::to_string(n) + ", must be >= 0");
+                r.at(key).fail("case " + quote(wc.name) + ": evaluates to " + std::to_string(n) +
+                               ", must be >= 0");
         }
         (std::string_view(key) == "bytes" ? out.bytes : out.flops) = std::move(e);
     }
@@ -951,7 +1011,8 @@ gemm_shape workload::baseline_shape(const baseline_spec& b, const workload_case&
     }
     catch (const expression_error& ex)
     {
-        throw user_error("workload '" + name + "', case '" + c.name + "': baseline " + b.name + ": " + ex.what());
+        throw user_error("workload '" + name + "', case '" + c.name + "': baseline " + b.name + ": " +
+                         ex.what());
     }
 }
 
@@ -959,6 +1020,13 @@ std::size_t workload::performance_case_count() const
 {
     return static_cast<std::size_t>(std::count_if(
         cases.begin(), cases.end(), [](const workload_case& c) { return c.role == case_role::performance; }));
+}
+
+tolerance workload::tolerance_for(const param& p) const
+{
+    if (p.tol)
+        return *p.tol;
+    return is_floating(p.type) ? tol : tolerance{};
 }
 
 std::int64_t workload::buffer_count(const param& p, const workload_case& c) const
@@ -1057,8 +1125,7 @@ workload workload::from_json(const boost::json::value& v, const fs::path& dir, s
     if (const auto* s = top.find("seed"))
         w.seed = detail::as_uint64(*s, top.at("seed"));
     w.sig = parse_signature(top.require("signature"), top.at("signature"));
-    if (const auto* t = top.find("tolerance"))
-        w.tol = parse_tolerance(*t, top.at("tolerance"));
+    resolve_tolerances(w, top.find("tolerance"), top.at("tolerance"));
     // Tunables come before the cases so that a case value may be checked against them.
     if (const auto* t = top.find("tunables"))
         w.tunables = parse_tunables(*t, top.at("tunables"), w.sig);
@@ -1112,11 +1179,15 @@ boost::json::value workload::to_json() const
         {
             po["dir"] = to_string(p.dir);
             po["count"] = p.count.text();
+            // Only when set, so that the self-contained form of a workload without per-output
+            // tolerances (and the evaluation cache keyed on it) is what it was before they existed.
+            if (p.tol)
+                po["tolerance"] = tolerance_json(*p.tol);
         }
         params.push_back(std::move(po));
     }
     o["signature"] = boost::json::object{{"entry", sig.entry}, {"params", std::move(params)}};
-    o["tolerance"] = boost::json::object{{"rtol", tol.rtol}, {"atol", tol.atol}};
+    o["tolerance"] = tolerance_json(tol);
 
     boost::json::array cs;
     for (const auto& c : cases)

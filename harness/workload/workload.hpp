@@ -7,6 +7,7 @@
 #include "harness/workload/dtype.hpp"
 #include "harness/workload/expression.hpp"
 #include "harness/workload/launch_plan.hpp"
+#include "harness/workload/tolerance.hpp"
 
 #include <boost/json/value.hpp>
 
@@ -17,7 +18,8 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 enum class param_kind
 {
@@ -39,6 +41,8 @@ struct param
     dtype type = dtype::int32;
     buffer_dir dir = buffer_dir::in;  ///< Buffers only.
     expression count;                 ///< Buffers only: element count over the case values.
+    /// Outputs only: this output's own "tolerance", which wins over the workload's and the default.
+    std::optional<tolerance> tol;
 
     bool is_input() const { return kind == param_kind::buffer && dir != buffer_dir::out; }
     bool is_output() const { return kind == param_kind::buffer && dir != buffer_dir::in; }
@@ -50,12 +54,6 @@ struct signature
     std::vector<param> params;
 
     const param* find(std::string_view name) const;
-};
-
-struct tolerance
-{
-    double rtol = 1e-5;
-    double atol = 1e-5;
 };
 
 enum class input_kind
@@ -92,12 +90,12 @@ struct workload_case
 {
     std::string name;
     case_role role = case_role::correctness;
-    variables values;                           ///< Integer values: integer scalar params and any
-                                                ///< other size names used by expressions.
-    std::map<std::string, double> float_values; ///< Values of float-typed scalar params (e.g. alpha);
-                                                ///< not visible to expressions.
-    std::map<std::string, input_spec> inputs;   ///< Per input buffer; unlisted ones use the default.
-    std::uint64_t seed = 0;                     ///< Stated seed: explicit "seed", else derived.
+    variables values;                            ///< Integer values: integer scalar params and any
+                                                 ///< other size names used by expressions.
+    std::map<std::string, double> float_values;  ///< Values of float-typed scalar params (e.g. alpha);
+                                                 ///< not visible to expressions.
+    std::map<std::string, input_spec> inputs;    ///< Per input buffer; unlisted ones use the default.
+    std::uint64_t seed = 0;                      ///< Stated seed: explicit "seed", else derived.
 
     const input_spec& input_for(const param& p) const;  ///< The listed spec or the default.
 };
@@ -105,10 +103,10 @@ struct workload_case
 /// An auxiliary kernel that comes with the workload (reference, initial, tunable).
 struct kernel_source
 {
-    std::string source;                  ///< The CUDA C++ text.
-    std::string entry;                   ///< extern "C" entry point.
-    launch_plan launch;                  ///< How it is launched.
-    std::filesystem::path path;          ///< Where it was read from (empty when inline).
+    std::string source;          ///< The CUDA C++ text.
+    std::string entry;           ///< extern "C" entry point.
+    launch_plan launch;          ///< How it is launched.
+    std::filesystem::path path;  ///< Where it was read from (empty when inline).
 };
 
 /// A vendor library baseline the workload declares ("baselines", docs/workload-format.md): the
@@ -116,12 +114,12 @@ struct kernel_source
 /// reports it in summary.json "baselines" (the FP32 result as `name`, the TF32 one as name_tf32).
 struct baseline_spec
 {
-    std::string name;                              ///< Summary key, e.g. "cublas".
-    std::string kind;                              ///< "cublas_sgemm": row-major float32 C = A * B.
-    expression m = expression::constant(1);        ///< Rows of A and C, over the case values.
-    expression n = expression::constant(1);        ///< Columns of B and C.
-    expression k = expression::constant(1);        ///< Columns of A, rows of B.
-    std::string a, b, c;                           ///< Buffer parameters: A (m x k), B (k x n), C (m x n).
+    std::string name;                        ///< Summary key, e.g. "cublas".
+    std::string kind;                        ///< "cublas_sgemm": row-major float32 C = A * B.
+    expression m = expression::constant(1);  ///< Rows of A and C, over the case values.
+    expression n = expression::constant(1);  ///< Columns of B and C.
+    expression k = expression::constant(1);  ///< Columns of A, rows of B.
+    std::string a, b, c;                     ///< Buffer parameters: A (m x k), B (k x n), C (m x n).
 };
 
 /// The sizes of one GEMM baseline for one case.
@@ -150,18 +148,22 @@ struct workload
     std::string name;
     std::string description;
     signature sig;
-    tolerance tol;
+    /// The tolerance of float outputs without their own ("tolerance"). When the workload gives
+    /// none, loading sets it to the default of its first float output's dtype, and gives every
+    /// float output of another dtype its own default (default_tolerance), so tolerance_for is
+    /// always what docs/workload-format.md ("Tolerances") says. Integer outputs never use it.
+    tolerance tol = default_tolerance(dtype::float32);
     std::vector<workload_case> cases;
-    kernel_source reference;                 ///< Required.
-    std::optional<kernel_source> initial;    ///< Optional.
-    std::optional<kernel_source> tunable;    ///< Kernel whose -D parameters are the tunables.
-    launch_plan launch;                      ///< Default launch plan ("launch").
+    kernel_source reference;               ///< Required.
+    std::optional<kernel_source> initial;  ///< Optional.
+    std::optional<kernel_source> tunable;  ///< Kernel whose -D parameters are the tunables.
+    launch_plan launch;                    ///< Default launch plan ("launch").
     std::map<std::string, std::vector<std::int64_t>> tunables;  ///< name -> allowed values.
-    std::vector<expression> restrictions;    ///< Each must evaluate non-zero for a valid point.
-    std::filesystem::path dir;               ///< Workload directory (for relative paths).
-    std::uint64_t seed = 0;                  ///< Workload-level seed ("seed", default 0).
-    std::vector<baseline_spec> baselines;    ///< Vendor baselines ("baselines", default none).
-    std::optional<roofline_work> roofline;   ///< Least bytes and flops per case ("roofline").
+    std::vector<expression> restrictions;   ///< Each must evaluate non-zero for a valid point.
+    std::filesystem::path dir;              ///< Workload directory (for relative paths).
+    std::uint64_t seed = 0;                 ///< Workload-level seed ("seed", default 0).
+    std::vector<baseline_spec> baselines;   ///< Vendor baselines ("baselines", default none).
+    std::optional<roofline_work> roofline;  ///< Least bytes and flops per case ("roofline").
 
     const workload_case* find_case(std::string_view name) const;
     /// The declared baseline named `name`, or nullptr.
@@ -170,6 +172,9 @@ struct workload
     /// naming the case for a case that is not the workload's).
     gemm_shape baseline_shape(const baseline_spec& b, const workload_case& c) const;
     std::size_t performance_case_count() const;
+    /// The tolerance output p is compared with: its own, else (float outputs) the workload's, else
+    /// exact (integer outputs).
+    tolerance tolerance_for(const param& p) const;
 
     /// Element count of a buffer parameter for a case; throws user_error naming the case and param.
     std::int64_t buffer_count(const param& p, const workload_case& c) const;
@@ -186,7 +191,8 @@ struct workload
     /// Sources may be given inline as "reference_source"/"initial_source"/"tunable_source" strings
     /// instead of file names (this is how the engine ships a workload to a worker). Unknown keys
     /// are errors everywhere in a workload, so typos never pass silently.
-    static workload from_json(const boost::json::value& v, const std::filesystem::path& dir,
+    static workload from_json(const boost::json::value& v,
+                              const std::filesystem::path& dir,
                               std::string_view origin);
 
     /// A self-contained JSON form: every source inlined, file inputs as absolute paths. Round-trips

@@ -1,12 +1,14 @@
-// `warpsmith eval --sanitize` on a GPU with compute-sanitizer (ctest label gpu; a test is skipped
-// when the tool is not installed): the out-of-bounds cheat under memcheck reports an invalid write
-// in its kernel, the racy split-K cheat under racecheck reports a race in its kernel, and the valid
-// control is clean under memcheck, racecheck and initcheck, with no reports from the worker's own
-// kernels either. Each run's table is printed.
+// `warpsmith eval --sanitize` on a GPU with compute-sanitizer (ctest label gpu): the out-of-bounds
+// cheat under memcheck reports an invalid write in its kernel, the racy split-K cheat under racecheck
+// reports a race in its kernel, and the valid control is clean under memcheck, racecheck and
+// initcheck, with no reports from the worker's own kernels either. Each run's table is printed.
+// Without a device, or without compute-sanitizer (even on a GPU host), the executable prints why
+// and exits 77 before any test runs: ctest reports it as skipped, never as passed.
 
 #include "engine/executors/sanitizer.hpp"
 #include "harness/core/json_file.hpp"
 #include "tests/cheats/cheat_manifest.hpp"
+#include "tests/support/gpu_probe.hpp"
 #include "tests/support/test_paths.hpp"
 
 #include <boost/json.hpp>
@@ -24,10 +26,26 @@ using namespace warpsmith::test;
 namespace
 {
 
-bool have_sanitizer(boost::unit_test::test_unit_id)
+/// Exits 77 (skipped) when the tool is missing. Test preconditions would only disable the test
+/// cases, and an executable whose every case is disabled exits 0: ctest would count it as passed.
+/// Without a device it leaves the reason to gpu_test_main.cpp's fixture (also exit 77).
+struct require_sanitizer
 {
-    return find_compute_sanitizer(sanitizer_search_dirs()).has_value();
-}
+    require_sanitizer()
+    {
+        std::string why;
+        if (!gpu_available(why))
+            return;
+        if (!find_compute_sanitizer(sanitizer_search_dirs()))
+        {
+            std::printf(
+                "skipped: compute-sanitizer not found (looked on PATH, in $CUDA_HOME/bin, "
+                "$CUDA_HOME/compute-sanitizer, /usr/local/cuda/bin and /usr/local/cuda/compute-sanitizer)\n");
+            std::fflush(stdout);
+            std::_Exit(77);
+        }
+    }
+};
 
 const cheat_entry& entry_named(const std::vector<cheat_entry>& all, const std::string& name)
 {
@@ -85,9 +103,11 @@ const json::object& tool_result(const eval_outcome& r, const std::string& tool)
 
 }  // namespace
 
+BOOST_TEST_GLOBAL_FIXTURE(require_sanitizer);
+
 BOOST_AUTO_TEST_SUITE(sanitizer_gpu)
 
-BOOST_AUTO_TEST_CASE(memcheck_finds_the_out_of_bounds_write, *boost::unit_test::precondition(have_sanitizer))
+BOOST_AUTO_TEST_CASE(memcheck_finds_the_out_of_bounds_write)
 {
     temp_dir tmp;
     const auto all = load_all_cheats(source_dir());
@@ -103,7 +123,7 @@ BOOST_AUTO_TEST_CASE(memcheck_finds_the_out_of_bounds_write, *boost::unit_test::
     BOOST_TEST(r.output.find("Invalid __global__ write") != std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(racecheck_finds_the_shared_memory_race, *boost::unit_test::precondition(have_sanitizer))
+BOOST_AUTO_TEST_CASE(racecheck_finds_the_shared_memory_race)
 {
     temp_dir tmp;
     const auto all = load_all_cheats(source_dir());
@@ -117,8 +137,7 @@ BOOST_AUTO_TEST_CASE(racecheck_finds_the_shared_memory_race, *boost::unit_test::
         BOOST_TEST(rc.at("reports").as_array()[0].at("kernel").as_string() == "sgemm");
 }
 
-BOOST_AUTO_TEST_CASE(the_valid_control_is_clean_under_every_tool,
-                     *boost::unit_test::precondition(have_sanitizer))
+BOOST_AUTO_TEST_CASE(the_valid_control_is_clean_under_every_tool)
 {
     temp_dir tmp;
     const auto all = load_all_cheats(source_dir());

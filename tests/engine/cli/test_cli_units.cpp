@@ -1,14 +1,19 @@
-// The CLI's sans-I/O parts: entry detection, the eval report, replay requests, output directories.
+// The CLI's sans-I/O parts: entry detection, the eval report, replay requests, output directories,
+// the hidden seed of optimize and tune.
 
 #include "engine/cli/cli_app.hpp"
 #include "engine/cli/eval_report.hpp"
 #include "engine/cli/kernel_entry.hpp"
 #include "engine/cli/replay_request.hpp"
+#include "engine/cli/search_session.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/workload/input_generator.hpp"
 #include "tests/engine/cli/cli_test_support.hpp"
 
 #include <boost/json.hpp>
+
+#include <CLI/CLI.hpp>
 
 namespace json = boost::json;
 using namespace warpsmith;
@@ -39,15 +44,21 @@ BOOST_AUTO_TEST_CASE(chooses_or_explains)
     BOOST_TEST(choose_entry(one, std::string("other"), "k.cu") == "other");
     const std::string two = "extern \"C\" __global__ void a(int) {}\nextern \"C\" __global__ void b(int) {}";
     BOOST_TEST(choose_entry(two, std::nullopt, "k.cu", "b") == "b");
-    BOOST_CHECK_EXCEPTION(choose_entry(two, std::nullopt, "k.cu"), user_error, [](const user_error& e) {
-        return std::string(e.what()) == "k.cu: several extern \"C\" __global__ functions (a, b); choose one with --entry";
-    });
+    BOOST_CHECK_EXCEPTION(
+        choose_entry(two, std::nullopt, "k.cu"),
+        user_error,
+        [](const user_error& e)
+        {
+            return std::string(e.what()) ==
+                   "k.cu: several extern \"C\" __global__ functions (a, b); choose one with --entry";
+        });
     BOOST_CHECK_THROW(choose_entry("__global__ void k() {}", std::nullopt, "k.cu"), user_error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
 
-namespace {
+namespace
+{
 
 json::value result_with(std::vector<std::pair<std::string, double>> perf, bool valid = true)
 {
@@ -61,10 +72,12 @@ json::value result_with(std::vector<std::pair<std::string, double>> perf, bool v
             {"name", name},
             {"role", "performance"},
             {"validation", json::object{{"passed", true}}},
-            {"timing", json::object{{"median_us", median}, {"p10_us", median * 0.9}, {"p90_us", median * 1.1}}}});
+            {"timing",
+             json::object{{"median_us", median}, {"p10_us", median * 0.9}, {"p90_us", median * 1.1}}}});
     json::object r{{"status", valid ? "valid" : "invalid"}, {"cases", std::move(cases)}};
     r["failure"] = valid ? json::value(nullptr)
-                         : json::value(json::object{{"kind", "mismatch"}, {"case", "small"}, {"message", "3 of 10 differ"}});
+                         : json::value(json::object{
+                               {"kind", "mismatch"}, {"case", "small"}, {"message", "3 of 10 differ"}});
     r["score_us"] = valid ? json::value(20.0) : json::value(nullptr);
     return r;
 }
@@ -156,7 +169,8 @@ BOOST_AUTO_TEST_CASE(bad_requests_name_the_problem)
     r.cand = candidate::from_kernel(r.w.reference);
     json::object good = r.to_json();
 
-    auto error_of = [](json::object o) {
+    auto error_of = [](json::object o)
+    {
         try
         {
             replay_request::from_json(o, "req.json", ".");
@@ -190,6 +204,76 @@ BOOST_AUTO_TEST_CASE(errors_become_one_line)
     BOOST_TEST(one_line("a\nb") == "a; b");
     BOOST_TEST(one_line("log:\n  x\n\n") == "log: x");
     BOOST_TEST(one_line("plain") == "plain");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+namespace
+{
+
+/// The seed flags of optimize and tune (and the two the search options need) on a bare command:
+/// one object per session, as each warpsmith process has.
+struct session_flags
+{
+    CLI::App app{"test"};
+    search_session_args args;
+
+    explicit session_flags(const std::string& command_line)
+    {
+        args.add_seed_flags(app, "Search", "Seed of the strategy");
+        app.add_option("--branches", args.branches);
+        app.add_option("--async", args.async);
+        app.parse(command_line, false);
+    }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(hidden_seed_suite)
+
+BOOST_AUTO_TEST_CASE(seed_alone_does_not_determine_the_hidden_seed)
+{
+    // Two sessions with the same public seed: the hidden inputs differ, and neither is the value
+    // the seed used to be mixed into.
+    session_flags one("--seed 3");
+    session_flags two("--seed 3");
+    BOOST_TEST(one.args.seed == 3u);
+    BOOST_TEST(one.args.hidden_seed() != two.args.hidden_seed());
+    const std::uint64_t old_derivation = splitmix64_mix(std::uint64_t{3} ^ 0x68696464656e5eedULL);
+    BOOST_TEST(one.args.hidden_seed() != old_derivation);
+    BOOST_TEST(two.args.hidden_seed() != old_derivation);
+    // One session chooses once: workload inference and the search load the same hidden inputs.
+    BOOST_TEST(one.args.hidden_seed() == one.args.hidden_seed());
+    session_flags none("");
+    BOOST_TEST(none.args.hidden_seed() == none.args.hidden_seed());
+}
+
+BOOST_AUTO_TEST_CASE(hidden_seed_flag_fixes_it)
+{
+    session_flags one("--seed 3 --hidden-seed 4242");
+    session_flags two("--hidden-seed 4242 --seed 9");
+    BOOST_TEST(one.args.hidden_seed() == 4242u);
+    BOOST_TEST(two.args.hidden_seed() == 4242u);
+    session_flags big("--hidden-seed 18446744073709551557");
+    BOOST_TEST(big.args.hidden_seed() == 18446744073709551557ull);
+}
+
+BOOST_AUTO_TEST_CASE(the_search_records_it_for_resume)
+{
+    // start_search puts it in the search options; run.json "config.search" is their JSON, which
+    // --resume reads back (reopen_run: search_options::from_json).
+    session_flags f("--seed 3 --hidden-seed 18446744073709551557");
+    search_options s;
+    start_search(s, f.args);
+    BOOST_TEST(s.hidden_seed == 18446744073709551557ull);
+    const search_options back = search_options::from_json(s.to_json(), "run.json");
+    BOOST_TEST(back.hidden_seed == 18446744073709551557ull);
+
+    session_flags random("--seed 3");
+    search_options r;
+    start_search(r, random.args);
+    BOOST_TEST(r.hidden_seed == random.args.hidden_seed());
+    BOOST_TEST(search_options::from_json(r.to_json(), "run.json").hidden_seed == r.hidden_seed);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -34,6 +34,12 @@
 //   FAKE: malformed            answer with a line that is not JSON
 //   FAKE: exit_after_response  answer normally, then exit 0
 //   FAKE: stderr=WORD          write "fake_worker: WORD" to stderr while handling the request
+// time_interleaved (the final confirmation; the response always carries "invalid", maybe empty):
+//   FAKE: confirm_median_us=X  median in time_interleaved instead of median_us
+//   FAKE: confirm_invalid[=KIND]   listed in "invalid" with kind KIND (default timed_output_mismatch)
+//                              on the first performance case, and no timings (an invalid entry may
+//                              have partial or empty timings)
+//   FAKE: confirm_crash        exit 86 without answering time_interleaved (the whole confirmation fails)
 // Compile mode (and GPU-mode candidates that carry "source"):
 //   FAKE: compile_error        compiled false, error "fake compile error", a log line
 //   FAKE: compile_ms=N         this compile's latency (overrides --compile-ms)
@@ -570,6 +576,7 @@ void handle_interleaved(const json::object& req)
     if (auto* t = req.if_contains("timing"); t && t->is_object())
         timing = t->as_object();
     json::object timings;
+    json::object invalid;
     if (auto* es = req.if_contains("entries"); es && es->is_array())
     {
         for (const auto& e : es->as_array())
@@ -578,18 +585,38 @@ void handle_interleaved(const json::object& req)
             std::string text = candidate_text(eo.at("candidate").as_object());
             auto m = markers(text);
             common_markers(m);
+            if (m.count("confirm_crash"))
+                crash(86);
+            const json::string key = eo.at("key").as_string();
+            std::string first_perf;
+            for (const auto& c : g_cases)
+                if (c.as_object().at("role").as_string() == "performance" && first_perf.empty())
+                    first_perf = std::string(c.as_object().at("name").as_string());
+            if (auto it = m.find("confirm_invalid"); it != m.end())
+            {
+                const std::string kind = it->second.empty() ? "timed_output_mismatch" : it->second;
+                invalid[key] = json::object{
+                    {"kind", kind},
+                    {"case", first_perf.empty() ? json::value(nullptr) : json::value(first_perf)},
+                    {"message", "fake " + kind + " in an interleaved launch on case " + first_perf}};
+                timings[key] = json::object{};
+                continue;
+            }
             double median = 100.0;
             if (auto it = m.find("median_us"); it != m.end())
+                median = std::atof(it->second.c_str());
+            if (auto it = m.find("confirm_median_us"); it != m.end())
                 median = std::atof(it->second.c_str());
             json::object per_case;
             for (const auto& c : g_cases)
                 if (c.as_object().at("role").as_string() == "performance")
                     per_case[c.as_object().at("name").as_string()] = timing_json(median, timing);
-            timings[eo.at("key").as_string()] = std::move(per_case);
+            timings[key] = std::move(per_case);
         }
     }
     auto resp = ok(id);
     resp["timings"] = std::move(timings);
+    resp["invalid"] = std::move(invalid);
     send(resp);
 }
 

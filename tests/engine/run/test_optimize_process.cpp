@@ -4,7 +4,8 @@
 //    is proposed exactly once and every proposed candidate evaluated exactly once (journal events);
 //  * Ctrl-C: the run finalizes with the best so far and exits 130;
 //  * bad input: one line on stderr, exit code 2, no run directory claimed;
-//  * --provider autotune: the tune strategies through optimize, recorded so that --resume works.
+//  * --provider autotune: the tune strategies through optimize, recorded so that --resume works;
+//  * the hidden seed: random even with --seed, fixed by --hidden-seed, kept by --resume.
 // Skipped with a message when the warpsmith or fake_worker binary is missing.
 
 #include "engine/run/journal.hpp"
@@ -33,7 +34,8 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using namespace std::chrono_literals;
 
-namespace {
+namespace
+{
 
 fs::path warpsmith_bin()
 {
@@ -66,7 +68,10 @@ struct child
     pid_t pid = -1;
     fs::path out, err;
 
-    child(const std::vector<std::string>& args, const fs::path& cwd, const fs::path& out_file, const fs::path& err_file)
+    child(const std::vector<std::string>& args,
+          const fs::path& cwd,
+          const fs::path& out_file,
+          const fs::path& err_file)
         : out(out_file), err(err_file)
     {
         posix_spawn_file_actions_t fa;
@@ -181,10 +186,21 @@ BOOST_AUTO_TEST_CASE(kill_9_then_resume_loses_no_candidate_and_repeats_none)
     const fs::path run = tmp.path() / "results" / "run-001";
     bool had_pending = false;
     {
-        child c(optimize_args({"--workload", (data_dir() / "vadd").string(), "--candidates",
-                               (data_dir() / "candidates").string(), "--scripted-latency-ms", "150", "--branches",
-                               "2", "--max-iterations", "10", "--confirm-top", "2"}),
-                tmp.path(), tmp.path() / "out1.txt", tmp.path() / "err1.txt");
+        child c(optimize_args({"--workload",
+                               (data_dir() / "vadd").string(),
+                               "--candidates",
+                               (data_dir() / "candidates").string(),
+                               "--scripted-latency-ms",
+                               "150",
+                               "--branches",
+                               "2",
+                               "--max-iterations",
+                               "10",
+                               "--confirm-top",
+                               "2"}),
+                tmp.path(),
+                tmp.path() / "out1.txt",
+                tmp.path() / "err1.txt");
         // Wait until some candidates are done and one is proposed but not yet evaluated, then kill -9.
         const auto deadline = std::chrono::steady_clock::now() + 60s;
         while (std::chrono::steady_clock::now() < deadline)
@@ -203,7 +219,8 @@ BOOST_AUTO_TEST_CASE(kill_9_then_resume_loses_no_candidate_and_repeats_none)
         const auto ev = journal_of(run);
         had_pending = has_pending(ev);
         BOOST_TEST(count(ev, "run_finished") == 0);
-        BOOST_TEST_MESSAGE("killed after " << count(ev, "evaluated") << " evaluations, pending: " << had_pending);
+        BOOST_TEST_MESSAGE("killed after " << count(ev, "evaluated")
+                                           << " evaluations, pending: " << had_pending);
     }
     BOOST_TEST(had_pending);
     {
@@ -211,8 +228,10 @@ BOOST_AUTO_TEST_CASE(kill_9_then_resume_loses_no_candidate_and_repeats_none)
         std::ofstream j(run / "journal.jsonl", std::ios::app);
         j << "{\"seq\":999,\"event\":\"evalu";
     }
-    child r(optimize_args({"--resume", run.string(), "--scripted-latency-ms", "20"}), tmp.path(),
-            tmp.path() / "out2.txt", tmp.path() / "err2.txt");
+    child r(optimize_args({"--resume", run.string(), "--scripted-latency-ms", "20"}),
+            tmp.path(),
+            tmp.path() / "out2.txt",
+            tmp.path() / "err2.txt");
     const int code = r.wait();
     BOOST_TEST_INFO("stderr: " << stderr_of(r));
     BOOST_REQUIRE_EQUAL(code, 0);
@@ -269,10 +288,20 @@ BOOST_AUTO_TEST_CASE(ctrl_c_finalizes_with_the_best_so_far_and_exits_130)
     temp_dir tmp("warpsmith-sigint");
     ::setenv("WARPSMITH_CACHE_DIR", (tmp.path() / "cache").c_str(), 1);
     const fs::path run = tmp.path() / "results" / "run-001";
-    child c(optimize_args({"--workload", (data_dir() / "vadd").string(), "--candidates",
-                           (data_dir() / "candidates").string(), "--scripted-latency-ms", "100", "--branches", "2",
-                           "--max-iterations", "10", "--json-progress"}),
-            tmp.path(), tmp.path() / "out.txt", tmp.path() / "err.txt");
+    child c(optimize_args({"--workload",
+                           (data_dir() / "vadd").string(),
+                           "--candidates",
+                           (data_dir() / "candidates").string(),
+                           "--scripted-latency-ms",
+                           "100",
+                           "--branches",
+                           "2",
+                           "--max-iterations",
+                           "10",
+                           "--json-progress"}),
+            tmp.path(),
+            tmp.path() / "out.txt",
+            tmp.path() / "err.txt");
     const auto deadline = std::chrono::steady_clock::now() + 60s;
     while (std::chrono::steady_clock::now() < deadline)
     {
@@ -317,32 +346,50 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_one_line_and_exit_code_2)
         {{"--resume", (tmp.path() / "nowhere").string()}, "no such run directory"},
         {{"--resume", tmp.path().string()}, "not a warpsmith run"},
         {{"--resume", tmp.path().string(), "--workload", w}, "--workload cannot be combined with it"},
-        {{"--workload", w, "--candidates", cands, "--async", "2", "--branches", "2"}, "--async N replaces --branches"},
+        {{"--workload", w, "--candidates", cands, "--async", "2", "--branches", "2"},
+         "--async N replaces --branches"},
         {{"--description", "single-precision GEMM"}, "requires a model provider"},
-        {{"--workload", w, "--provider", "openai", "--api-key-env", "WARPSMITH_UNSET_KEY"}, "no OpenAI API key"},
+        {{"--workload", w, "--provider", "openai", "--api-key-env", "WARPSMITH_UNSET_KEY"},
+         "no OpenAI API key"},
         {{"--workload", w, "--provider", "gpt"}, "unknown provider"},
         {{"--workload", w, "--candidates", cands, "--strategy", "anneal"},
          "--strategy is an option of the model providers and of autotune, not of --provider scripted"},
         {{"--workload", w, "--provider", "autotune"}, "has no tunables"},
-        {{"--workload", w, "--provider", "autotune", "--model", "m"}, "--model is an option of the model providers"},
-        {{"--workload", w, "--provider", "openai-chat", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
-          "--strategy", "anneal"},
+        {{"--workload", w, "--provider", "autotune", "--model", "m"},
+         "--model is an option of the model providers"},
+        {{"--workload",
+          w,
+          "--provider",
+          "openai-chat",
+          "--base-url",
+          "http://127.0.0.1:9/v1",
+          "--model",
+          "m",
+          "--strategy",
+          "anneal"},
          "--strategy anneal: unknown strategy (refine, beam, evolve)"},
         {{"--resume", tmp.path().string(), "--strategy", "grid"}, "--strategy cannot be combined with it"},
         {{"--workload", w}, "needs --candidates DIR"},
         {{"--workload", w, "--candidates", (tmp.path() / "none").string()}, "no such directory"},
-        {{"--workload", w, "--candidates", cands, "--config", (tmp.path() / "missing.json").string()}, "missing.json"},
-        {{"--workload", w, "--candidates", cands, "--config", (tmp.path() / "bad.json").string()}, "unknown key 'colour'"},
-        {{"--workload", w, "--candidates", cands, "--results", (tmp.path() / "not-a-dir").string()}, "not-a-dir"},
+        {{"--workload", w, "--candidates", cands, "--config", (tmp.path() / "missing.json").string()},
+         "missing.json"},
+        {{"--workload", w, "--candidates", cands, "--config", (tmp.path() / "bad.json").string()},
+         "unknown key 'colour'"},
+        {{"--workload", w, "--candidates", cands, "--results", (tmp.path() / "not-a-dir").string()},
+         "not-a-dir"},
         {{"--workload", w, "--candidates", cands, "--gpus", "0,x"}, "--gpus 0,x"},
-        {{"--workload", w, "--candidates", cands, "--branches", "0"}, "--branches: must be at least 1, got 0"},
+        {{"--workload", w, "--candidates", cands, "--branches", "0"},
+         "--branches: must be at least 1, got 0"},
     };
     int i = 0;
     for (const auto& [args, expect] : cases)
     {
         // A named number: "o" + std::to_string(i) makes g++ 12 warn (-Wrestrict) on the temporary.
         const std::string n = std::to_string(i);
-        child c(optimize_args(args), tmp.path(), tmp.path() / ("o" + n + ".txt"), tmp.path() / ("e" + n + ".txt"));
+        child c(optimize_args(args),
+                tmp.path(),
+                tmp.path() / ("o" + n + ".txt"),
+                tmp.path() / ("e" + n + ".txt"));
         ++i;
         const int code = c.wait();
         const auto err = stderr_of(c);
@@ -362,9 +409,21 @@ BOOST_AUTO_TEST_CASE(autotune_provider_searches_the_tunables_and_resumes)
     temp_dir tmp("warpsmith-autotune-provider");
     const auto w = (source_dir() / "tests" / "agents" / "autotune" / "data" / "vscale").string();
     {
-        child c(optimize_args({"--workload", w, "--provider", "autotune", "--strategy", "grid", "--seed", "3",
-                               "--max-candidates", "3", "--confirm-top", "1"}),
-                tmp.path(), tmp.path() / "o1.txt", tmp.path() / "e1.txt");
+        child c(optimize_args({"--workload",
+                               w,
+                               "--provider",
+                               "autotune",
+                               "--strategy",
+                               "grid",
+                               "--seed",
+                               "3",
+                               "--max-candidates",
+                               "3",
+                               "--confirm-top",
+                               "1"}),
+                tmp.path(),
+                tmp.path() / "o1.txt",
+                tmp.path() / "e1.txt");
         BOOST_TEST_REQUIRE(c.wait() == 0, stderr_of(c));
     }
     const auto run = tmp.path() / "results" / "run-001";
@@ -384,8 +443,10 @@ BOOST_AUTO_TEST_CASE(autotune_provider_searches_the_tunables_and_resumes)
 
     // --resume rebuilds the grid from run.json and goes on where it stopped.
     {
-        child c(optimize_args({"--resume", run.string(), "--max-candidates", "5", "--confirm-top", "0"}), tmp.path(),
-                tmp.path() / "o2.txt", tmp.path() / "e2.txt");
+        child c(optimize_args({"--resume", run.string(), "--max-candidates", "5", "--confirm-top", "0"}),
+                tmp.path(),
+                tmp.path() / "o2.txt",
+                tmp.path() / "e2.txt");
         BOOST_TEST_REQUIRE(c.wait() == 0, stderr_of(c));
     }
     events = journal_of(run);
@@ -395,6 +456,112 @@ BOOST_AUTO_TEST_CASE(autotune_provider_searches_the_tunables_and_resumes)
         if (e.at("event").as_string() == "proposed")
             points.insert(json::serialize(e.at("meta").at("point")));
     BOOST_TEST(points.size() == 5u);  // no point proposed twice
+}
+
+namespace
+{
+
+std::uint64_t recorded_hidden_seed(const fs::path& run)
+{
+    return read_json_file(run / "run.json")
+        .at("config")
+        .at("search")
+        .at("hidden_seed")
+        .to_number<std::uint64_t>();
+}
+
+/// The hidden seed of every replay request in the run (candidates/*/requests/*.json).
+std::set<std::uint64_t> request_hidden_seeds(const fs::path& run)
+{
+    std::set<std::uint64_t> out;
+    for (const auto& e : fs::recursive_directory_iterator(run))
+        if (e.is_regular_file() && e.path().parent_path().filename() == "requests")
+            out.insert(read_json_file(e.path()).at("hidden_seed").to_number<std::uint64_t>());
+    return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(hidden_seed_is_random_even_with_seed_fixed_by_its_flag_and_kept_by_resume)
+{
+    if (!binaries_present())
+        return;
+    temp_dir tmp("warpsmith-hidden-seed");
+    const auto w = (source_dir() / "tests" / "agents" / "autotune" / "data" / "vscale").string();
+    const auto run = [&](int n)
+    {
+        // A named number: "run-00" + std::to_string(n) makes g++ 12 warn (-Wrestrict).
+        const std::string digit = std::to_string(n);
+        return tmp.path() / "results" / ("run-00" + digit);
+    };
+    // The same public seed twice: different hidden inputs (SPEC §3: not derivable from the public one).
+    for (const char* n : {"1", "2"})
+    {
+        const std::string out = std::string("o") + n + ".txt", err = std::string("e") + n + ".txt";
+        child c(optimize_args({"--workload",
+                               w,
+                               "--provider",
+                               "autotune",
+                               "--strategy",
+                               "grid",
+                               "--seed",
+                               "3",
+                               "--max-candidates",
+                               "1",
+                               "--confirm-top",
+                               "0"}),
+                tmp.path(),
+                tmp.path() / out,
+                tmp.path() / err);
+        BOOST_TEST_REQUIRE(c.wait() == 0, stderr_of(c));
+    }
+    BOOST_TEST(recorded_hidden_seed(run(1)) != recorded_hidden_seed(run(2)));
+    BOOST_TEST((request_hidden_seeds(run(1)) == std::set<std::uint64_t>{recorded_hidden_seed(run(1))}));
+
+    // --hidden-seed fixes it, in run.json and in every replay request.
+    {
+        child c(optimize_args({"--workload",
+                               w,
+                               "--provider",
+                               "autotune",
+                               "--strategy",
+                               "grid",
+                               "--seed",
+                               "3",
+                               "--hidden-seed",
+                               "4242",
+                               "--max-candidates",
+                               "2",
+                               "--confirm-top",
+                               "0"}),
+                tmp.path(),
+                tmp.path() / "o3.txt",
+                tmp.path() / "e3.txt");
+        BOOST_TEST_REQUIRE(c.wait() == 0, stderr_of(c));
+    }
+    BOOST_TEST(recorded_hidden_seed(run(3)) == 4242u);
+    BOOST_TEST((request_hidden_seeds(run(3)) == std::set<std::uint64_t>{4242}));
+
+    // --resume keeps the recorded one for the candidates it adds, and refuses a new one.
+    {
+        child c(optimize_args({"--resume", run(3).string(), "--max-candidates", "4", "--confirm-top", "0"}),
+                tmp.path(),
+                tmp.path() / "o4.txt",
+                tmp.path() / "e4.txt");
+        BOOST_TEST_REQUIRE(c.wait() == 0, stderr_of(c));
+    }
+    BOOST_TEST(count(journal_of(run(3)), "evaluated") == 4);
+    BOOST_TEST(recorded_hidden_seed(run(3)) == 4242u);
+    BOOST_TEST((request_hidden_seeds(run(3)) == std::set<std::uint64_t>{4242}));
+    {
+        child c(optimize_args({"--resume", run(3).string(), "--hidden-seed", "5"}),
+                tmp.path(),
+                tmp.path() / "o5.txt",
+                tmp.path() / "e5.txt");
+        BOOST_TEST(c.wait() == 2);
+        BOOST_TEST(stderr_of(c).find("--hidden-seed cannot be combined with it") != std::string::npos,
+                   stderr_of(c));
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -10,6 +10,7 @@
 #include "harness/worker/device_buffers.hpp"
 #include "harness/worker/gpu_device.hpp"
 #include "harness/workload/dtype.hpp"
+#include "harness/workload/tolerance.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -24,7 +25,8 @@ using namespace warpsmith;
 using namespace warpsmith::worker;
 using namespace std::chrono_literals;
 
-namespace {
+namespace
+{
 
 struct helpers_fixture
 {
@@ -37,8 +39,8 @@ struct helpers_fixture
         const nvrtc_compiler compiler;
         const compile_output out = compiler.compile(helper_kernels_request(device.arch()));
         BOOST_TEST_REQUIRE(out.compiled, out.error << "\n" << out.log);
-        helpers = std::make_unique<helper_kernels>(out.cubin, device.limits().sm_count,
-                                                   device.limits().shared_per_block_optin);
+        helpers = std::make_unique<helper_kernels>(
+            out.cubin, device.limits().sm_count, device.limits().shared_per_block_optin);
     }
 
     CUstream s() const { return device.stream(); }
@@ -53,8 +55,12 @@ struct helpers_fixture
 
     void sync() const { WARPSMITH_CU(cuStreamSynchronize, s()); }
 
-    compare_counters compare(dtype t, const cuda::device_buffer& got, const cuda::device_buffer& ref, std::uint64_t n,
-                             double atol, double rtol)
+    compare_counters compare(dtype t,
+                             const cuda::device_buffer& got,
+                             const cuda::device_buffer& ref,
+                             std::uint64_t n,
+                             double atol,
+                             double rtol)
     {
         area.clear(0, s());
         helpers->compare(s(), t, got.ptr(), ref.ptr(), n, atol, rtol, area.compare(0, 0));
@@ -63,16 +69,22 @@ struct helpers_fixture
         return area.host_compare(0, 0);
     }
 
-    std::vector<std::uint64_t> bad_indices(dtype t, const cuda::device_buffer& got, const cuda::device_buffer& ref,
-                                           std::uint64_t n, double atol, double rtol)
+    std::vector<std::uint64_t> bad_indices(dtype t,
+                                           const cuda::device_buffer& got,
+                                           const cuda::device_buffer& ref,
+                                           std::uint64_t n,
+                                           double atol,
+                                           double rtol)
     {
         std::vector<std::uint64_t> out;
         std::uint64_t start = 0;
         while (start < n)
         {
-            auto i = area.find_index(s(), 10s, [&](CUdeviceptr r) {
-                helpers->first_bad(s(), t, got.ptr(), ref.ptr(), n, start, atol, rtol, r);
-            });
+            auto i = area.find_index(
+                s(),
+                10s,
+                [&](CUdeviceptr r)
+                { helpers->first_bad(s(), t, got.ptr(), ref.ptr(), n, start, atol, rtol, r); });
             if (!i)
                 break;
             out.push_back(*i);
@@ -82,9 +94,15 @@ struct helpers_fixture
     }
 };
 
-double as_double(std::uint64_t bits) { return std::bit_cast<double>(bits); }
+double as_double(std::uint64_t bits)
+{
+    return std::bit_cast<double>(bits);
+}
 
-std::uint32_t f32_bits(float f) { return std::bit_cast<std::uint32_t>(f); }
+std::uint32_t f32_bits(float f)
+{
+    return std::bit_cast<std::uint32_t>(f);
+}
 
 }  // namespace
 
@@ -96,24 +114,35 @@ BOOST_AUTO_TEST_CASE(float32_classification)
     const float inf = std::numeric_limits<float>::infinity();
     const std::uint32_t poison = static_cast<std::uint32_t>(poison_for(dtype::float32).element_bits);
     const std::vector<float> ref_f{1, 2, 3, 4, nan, inf, 0, 5, 1e-6f, 7};
-    std::vector<std::uint32_t> got{f32_bits(1),   f32_bits(2 + 1e-6f), f32_bits(3.1f), poison,          f32_bits(nan),
-                                   f32_bits(inf), f32_bits(-0.0f),     f32_bits(nan),  f32_bits(0.0f), f32_bits(-inf)};
+    std::vector<std::uint32_t> got{f32_bits(1),
+                                   f32_bits(2 + 1e-6f),
+                                   f32_bits(3.1f),
+                                   poison,
+                                   f32_bits(nan),
+                                   f32_bits(inf),
+                                   f32_bits(-0.0f),
+                                   f32_bits(nan),
+                                   f32_bits(0.0f),
+                                   f32_bits(-inf)};
     std::vector<std::uint32_t> ref;
     for (float f : ref_f)
         ref.push_back(f32_bits(f));
     auto g = upload(got), r = upload(ref);
     const compare_counters c = compare(dtype::float32, g, r, got.size(), 1e-5, 1e-5);
-    BOOST_TEST(c.unwritten == 1u);    // [3]
-    BOOST_TEST(c.nonfinite == 2u);    // [7] NaN and [9] -Inf where the reference is finite
-    BOOST_TEST(c.mismatches == 1u);   // [2]
+    BOOST_TEST(c.unwritten == 1u);   // [3]
+    BOOST_TEST(c.nonfinite == 2u);   // [7] NaN and [9] -Inf where the reference is finite
+    BOOST_TEST(c.mismatches == 1u);  // [2]
     const double worst = static_cast<double>(3.1f) - 3.0;
     BOOST_TEST(as_double(c.max_abs_bits) == worst);
     BOOST_TEST(as_double(c.max_rel_bits) == 1.0);  // [8]: |0 - 1e-6| / 1e-6
     const std::vector<std::uint64_t> expected{2, 3, 7, 9};
-    BOOST_TEST(bad_indices(dtype::float32, g, r, got.size(), 1e-5, 1e-5) == expected, boost::test_tools::per_element());
-    auto at = area.find_index(s(), 10s, [&](CUdeviceptr out) {
-        helpers->find_abs_error(s(), dtype::float32, g.ptr(), r.ptr(), got.size(), c.max_abs_bits, out);
-    });
+    BOOST_TEST(bad_indices(dtype::float32, g, r, got.size(), 1e-5, 1e-5) == expected,
+               boost::test_tools::per_element());
+    auto at = area.find_index(
+        s(),
+        10s,
+        [&](CUdeviceptr out)
+        { helpers->find_abs_error(s(), dtype::float32, g.ptr(), r.ptr(), got.size(), c.max_abs_bits, out); });
     BOOST_TEST_REQUIRE(at.has_value());
     BOOST_TEST(*at == 2u);
     // A reference NaN needs a NaN; a number there is a mismatch.
@@ -164,12 +193,62 @@ BOOST_AUTO_TEST_CASE(sixty_four_bit_integers_beyond_2_pow_53_differ)
     BOOST_TEST(i64.mismatches == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(int32_off_by_one_fails_an_exact_comparison)
+{
+    // The default tolerance of an integer output is exact (default_tolerance): one element off by
+    // one is a mismatch at any magnitude, where a relative tolerance would have let it pass.
+    const tolerance exact = default_tolerance(dtype::int32);
+    BOOST_TEST_REQUIRE(exact.exact());
+    const std::vector<std::int32_t> ref{7, -3, 2000000000, 0, 41};
+    const std::vector<std::int32_t> got{7, -3, 2000000001, 0, 41};
+    auto g = upload(got), r = upload(ref);
+    const compare_counters c = compare(dtype::int32, g, r, ref.size(), exact.atol, exact.rtol);
+    BOOST_TEST(c.unwritten == 0u);
+    BOOST_TEST(c.mismatches == 1u);
+    BOOST_TEST(as_double(c.max_abs_bits) == 1.0);
+    BOOST_TEST((bad_indices(dtype::int32, g, r, ref.size(), exact.atol, exact.rtol) ==
+                std::vector<std::uint64_t>{2}),
+               boost::test_tools::per_element());
+    auto worst = area.find_index(
+        s(),
+        10s,
+        [&](CUdeviceptr out)
+        { helpers->find_abs_error(s(), dtype::int32, g.ptr(), r.ptr(), ref.size(), c.max_abs_bits, out); });
+    BOOST_TEST_REQUIRE(worst.has_value());
+    BOOST_TEST(*worst == 2u);
+    // The old float32-like default (1e-5 relative) would have passed it: 1 <= 1e-5 * 2e9.
+    BOOST_TEST(compare(dtype::int32, g, r, ref.size(), 1e-5, 1e-5).mismatches == 0u);
+    // A tolerance the output sets for itself still applies to integers.
+    BOOST_TEST(compare(dtype::int32, g, r, ref.size(), 1, 0).mismatches == 0u);
+    // Equal outputs pass an exact comparison.
+    BOOST_TEST(compare(dtype::int32, r, r, ref.size(), 0, 0).mismatches == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(integer_errors_are_exact_distances)
+{
+    // -2^62 against 2^62: the distance 2^63 does not fit an int64 but is exact in a u64.
+    const std::int64_t half = std::int64_t{1} << 62;
+    const std::vector<std::int64_t> ref{half, 9}, got{-half, 9};
+    auto g = upload(got), r = upload(ref);
+    const compare_counters c = compare(dtype::int64, g, r, 2, 0, 0);
+    BOOST_TEST(c.mismatches == 1u);
+    BOOST_TEST(as_double(c.max_abs_bits) == 9223372036854775808.0);
+    const std::vector<std::uint8_t> uref{250, 3}, ugot{5, 3};
+    auto ug = upload(ugot), ur = upload(uref);
+    const compare_counters u8 = compare(dtype::uint8, ug, ur, 2, 0, 0);
+    BOOST_TEST(u8.mismatches == 1u);
+    BOOST_TEST(as_double(u8.max_abs_bits) == 245.0);
+}
+
 BOOST_AUTO_TEST_CASE(half_bfloat16_and_double)
 {
     const unsigned short one = float_to_half_bits(1.0f);
     const std::vector<unsigned short> ref{one, one, one, one};
-    const std::vector<unsigned short> got{float_to_half_bits(1.0009765625f), float_to_half_bits(1.5f),
-                                          static_cast<unsigned short>(poison_for(dtype::float16).element_bits), 0x7E00};
+    const std::vector<unsigned short> got{
+        float_to_half_bits(1.0009765625f),
+        float_to_half_bits(1.5f),
+        static_cast<unsigned short>(poison_for(dtype::float16).element_bits),
+        0x7E00};
     auto g = upload(got), r = upload(ref);
     const compare_counters h = compare(dtype::float16, g, r, 4, 1e-3, 0);
     BOOST_TEST(h.unwritten == 1u);
@@ -184,8 +263,10 @@ BOOST_AUTO_TEST_CASE(half_bfloat16_and_double)
     BOOST_TEST(b.mismatches == 1u);
     BOOST_TEST(as_double(b.max_abs_bits) == 1.0);
 
-    const std::vector<std::uint64_t> dref{std::bit_cast<std::uint64_t>(1.0), std::bit_cast<std::uint64_t>(2.0)};
-    const std::vector<std::uint64_t> dgot{poison_for(dtype::float64).element_bits, std::bit_cast<std::uint64_t>(2.0 + 1e-12)};
+    const std::vector<std::uint64_t> dref{std::bit_cast<std::uint64_t>(1.0),
+                                          std::bit_cast<std::uint64_t>(2.0)};
+    const std::vector<std::uint64_t> dgot{poison_for(dtype::float64).element_bits,
+                                          std::bit_cast<std::uint64_t>(2.0 + 1e-12)};
     auto dg = upload(dgot), dr = upload(dref);
     const compare_counters d = compare(dtype::float64, dg, dr, 2, 1e-9, 0);
     BOOST_TEST(d.unwritten == 1u);
@@ -228,7 +309,8 @@ BOOST_AUTO_TEST_CASE(guards_and_poison)
                                           {buf.tail_guard(), buf.tail_guard_bytes(), 1, 0}};
     auto table = upload(ranges);
 
-    const auto check = [&] {
+    const auto check = [&]
+    {
         area.clear(0, s());
         helpers->check_guards(s(), table.ptr(), 2, guard_fill, area.guard_counter(0, 0, 0));
         area.fetch(0, s());

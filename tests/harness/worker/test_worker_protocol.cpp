@@ -31,7 +31,8 @@ namespace json = boost::json;
 using namespace warpsmith;
 using namespace warpsmith::worker;
 
-namespace {
+namespace
+{
 
 worker_options compile_mode()
 {
@@ -68,8 +69,12 @@ BOOST_AUTO_TEST_CASE(hello_in_compile_mode)
 BOOST_AUTO_TEST_CASE(malformed_lines_are_bad_requests)
 {
     request_loop loop(compile_mode());
-    const char* lines[] = {"{not json", "[1,2]", R"({"op":"hello"})", R"({"id":"x","op":"hello"})",
-                           R"({"id":1})", R"({"id":1,"op":5})"};
+    const char* lines[] = {"{not json",
+                           "[1,2]",
+                           R"({"op":"hello"})",
+                           R"({"id":"x","op":"hello"})",
+                           R"({"id":1})",
+                           R"({"id":1,"op":5})"};
     for (const char* line : lines)
     {
         auto o = loop.handle_line(line);
@@ -100,14 +105,16 @@ BOOST_AUTO_TEST_CASE(unknown_op_and_gpu_ops_in_compile_mode)
     request_loop loop(compile_mode());
     auto o = loop.handle_line(R"({"id":2,"op":"frobnicate"})");
     BOOST_TEST(error_of(o.response).at("kind").as_string() == "bad_request");
-    BOOST_TEST(std::string(error_of(o.response).at("message").as_string()).find("frobnicate") != std::string::npos);
+    BOOST_TEST(std::string(error_of(o.response).at("message").as_string()).find("frobnicate") !=
+               std::string::npos);
     for (const char* op : {"evaluate", "load_workload", "device_info", "time_interleaved"})
     {
         auto r = loop.handle_line(std::string(R"({"id":3,"op":")") + op + "\"}");
         BOOST_TEST_CONTEXT(op)
         {
             BOOST_TEST(error_of(r.response).at("kind").as_string() == "bad_request");
-            BOOST_TEST(std::string(error_of(r.response).at("message").as_string()).find("--device") != std::string::npos);
+            BOOST_TEST(std::string(error_of(r.response).at("message").as_string()).find("--device") !=
+                       std::string::npos);
         }
     }
 }
@@ -136,9 +143,10 @@ BOOST_AUTO_TEST_CASE(compile_op_returns_outcomes_as_values)
     BOOST_TEST(out.at("compiled").as_bool());
     BOOST_TEST(!out.at("cubin_b64").as_string().empty());
 
-    json::object bad_req{{"id", 2},
-                         {"op", "compile"},
-                         {"request", {{"source", "extern \"C\" __global__ void k(float* x) { x[0] = }"}, {"entry", "k"}}}};
+    json::object bad_req{
+        {"id", 2},
+        {"op", "compile"},
+        {"request", {{"source", "extern \"C\" __global__ void k(float* x) { x[0] = }"}, {"entry", "k"}}}};
     auto bad = loop.handle_line(json::serialize(bad_req));
     BOOST_TEST_REQUIRE(bad.response.at("ok").as_bool());  // a compile error is an outcome, not an error
     BOOST_TEST(!bad.response.at("output").at("compiled").as_bool());
@@ -230,7 +238,8 @@ BOOST_AUTO_TEST_CASE(poison_patterns_are_signalling_nans)
     // The 64-bit pattern is written with a 32-bit memset, so its halves must be equal.
     BOOST_TEST((f64.element_bits >> 32) == (f64.element_bits & 0xFFFFFFFFu));
     BOOST_TEST(f64.memset_width == 4u);
-    for (dtype t : {dtype::int8, dtype::uint8, dtype::int16, dtype::int32, dtype::uint32, dtype::int64, dtype::uint64})
+    for (dtype t :
+         {dtype::int8, dtype::uint8, dtype::int16, dtype::int32, dtype::uint32, dtype::int64, dtype::uint64})
     {
         const poison_pattern p = poison_for(t);
         std::uint64_t expected = 0;
@@ -266,6 +275,49 @@ BOOST_AUTO_TEST_CASE(element_values_render_for_humans_and_json)
     BOOST_TEST(big.to_json().as_uint64() == ~std::uint64_t{0});
     element_value h{dtype::float16, float_to_half_bits(-2.0f)};
     BOOST_TEST(h.to_text() == "-2");
+}
+
+// The hidden run stays hidden: its failure messages and its run report say where and how much (the
+// indices, the counts, the largest errors), never the got or expected values; the stated inputs'
+// reports keep them.
+BOOST_AUTO_TEST_CASE(hidden_run_reports_show_no_values)
+{
+    const element_value got{dtype::float32, std::bit_cast<std::uint32_t>(1.5f)};
+    const element_value expected{dtype::float32, std::bit_cast<std::uint32_t>(0.25f)};
+    const std::vector<element_mismatch> first{{"c", 17, got, expected}, {"c", 40, got, expected}};
+
+    BOOST_TEST(list_elements(first, run_kind::stated, false) ==
+               "[17] got 1.5 expected 0.25, [40] got 1.5 expected 0.25");
+    BOOST_TEST(list_elements(first, run_kind::repeat, true) ==
+               "[17] second run 1.5 first run 0.25, [40] second run 1.5 first run 0.25");
+    BOOST_TEST(list_elements(first, run_kind::hidden, false) == "[17], [40]");
+
+    run_report r;
+    r.kind = run_kind::hidden;
+    r.passed = false;
+    r.elements = 1237;
+    r.mismatches = 2;
+    r.max_abs_error = 1.25;
+    r.first_mismatches = first;
+    const std::string text = boost::json::serialize(r.to_json());
+    BOOST_TEST(text.find("1.5") == std::string::npos, text);
+    BOOST_TEST(text.find("2.5E-1") == std::string::npos, text);
+    BOOST_TEST(text.find("0.25") == std::string::npos, text);
+    const json::object hidden = r.to_json();
+    BOOST_TEST(hidden.at("inputs").as_string() == "hidden");
+    BOOST_TEST(hidden.at("mismatches").to_number<int>() == 2);
+    BOOST_TEST(hidden.at("max_abs_error").as_double() == 1.25);
+    const json::array& listed = hidden.at("first_mismatches").as_array();
+    BOOST_TEST_REQUIRE(listed.size() == 2u);
+    BOOST_TEST(listed[0].at("buffer").as_string() == "c");
+    BOOST_TEST(listed[0].at("index").to_number<int>() == 17);
+    BOOST_TEST(listed[0].at("got").as_string() == "hidden");
+    BOOST_TEST(listed[0].at("expected").as_string() == "hidden");
+
+    r.kind = run_kind::stated;
+    const json::object stated = r.to_json();
+    BOOST_TEST(stated.at("first_mismatches").as_array()[1].at("got").as_double() == 1.5);
+    BOOST_TEST(stated.at("first_mismatches").as_array()[1].at("expected").as_double() == 0.25);
 }
 
 BOOST_AUTO_TEST_CASE(launch_checks_name_the_numbers)
@@ -353,9 +405,9 @@ BOOST_AUTO_TEST_CASE(the_test_workloads_parse)
 BOOST_AUTO_TEST_CASE(chunks_fit_a_quarter_of_the_timeout)
 {
     using std::chrono::milliseconds;
-    BOOST_TEST(chunk_size(1.0, milliseconds(10'000)) == 128);      // capped
-    BOOST_TEST(chunk_size(100.0, milliseconds(10'000)) == 25);     // 2500 ms / 100 ms
-    BOOST_TEST(chunk_size(5000.0, milliseconds(10'000)) == 1);     // never zero
+    BOOST_TEST(chunk_size(1.0, milliseconds(10'000)) == 128);   // capped
+    BOOST_TEST(chunk_size(100.0, milliseconds(10'000)) == 25);  // 2500 ms / 100 ms
+    BOOST_TEST(chunk_size(5000.0, milliseconds(10'000)) == 1);  // never zero
     BOOST_TEST(chunk_size(0.0, milliseconds(2'000)) == 128);
 }
 
@@ -394,12 +446,14 @@ BOOST_AUTO_TEST_CASE(helper_kernels_compile_for_sm_90)
             BOOST_TEST_REQUIRE(out.compiled);
             BOOST_TEST(!out.cubin.empty());
             for (const std::string& entry : helper_kernel_entries())
-                BOOST_TEST((std::find(out.entries.begin(), out.entries.end(), entry) != out.entries.end()), entry);
+                BOOST_TEST((std::find(out.entries.begin(), out.entries.end(), entry) != out.entries.end()),
+                           entry);
             // No helper may spill (they run on every validation): every "N bytes spill stores" of
             // the ptxas report has N = 0.
             const std::regex spills(R"((\d+) bytes spill stores)");
             int reports = 0;
-            for (auto it = std::sregex_iterator(out.log.begin(), out.log.end(), spills); it != std::sregex_iterator();
+            for (auto it = std::sregex_iterator(out.log.begin(), out.log.end(), spills);
+                 it != std::sregex_iterator();
                  ++it, ++reports)
                 BOOST_TEST((*it)[1].str() == "0");
             BOOST_TEST(reports >= static_cast<int>(helper_kernel_entries().size()));

@@ -1,0 +1,630 @@
+#include "harness/compile/include_policy.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+namespace warpsmith
+{
+
+namespace
+{
+
+// ---------------------------------------------------------------------------------------------
+// The allowed headers.
+
+const std::vector<std::string> allowed_headers{
+    // Single headers of the toolkit's include directory that are device code and compile under NVRTC.
+    "cuda_fp16.h",
+    "cuda_bf16.h",
+    "cuda_fp8.h",
+    "cuda_fp6.h",
+    "cuda_fp4.h",
+    "mma.h",
+    "cooperative_groups.h",
+    "cuda_pipeline.h",
+    "cuda_pipeline_primitives.h",
+    "cuda_awbarrier.h",
+    "cuda_awbarrier_primitives.h",
+    "vector_types.h",
+    "vector_functions.h",
+    "math_constants.h",
+    "device_types.h",
+    "curand_kernel.h",
+    // Directories: cooperative groups, libcu++ (cuda/std/..., cuda/pipeline, cuda/barrier, cuda/ptx,
+    // from the toolkit's cccl/ directory) and its nv/target. Thrust and CUB are not here: Thrust
+    // includes headers named by macros a kernel could redefine.
+    "cooperative_groups/",
+    "cuda/",
+    "nv/",
+};
+
+bool header_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-' || c == '/';
+}
+
+// A relative path of plain components: no leading '/', no empty, "." or ".." component, no hidden
+// file (".env"), only [A-Za-z0-9_.-].
+bool plain_relative_name(std::string_view name)
+{
+    if (name.empty() || name.size() > 200 || name.front() == '/' || name.back() == '/')
+        return false;
+    if (!std::all_of(name.begin(), name.end(), header_name_char))
+        return false;
+    std::size_t start = 0;
+    while (start <= name.size())
+    {
+        std::size_t slash = name.find('/', start);
+        std::string_view component =
+            name.substr(start, slash == std::string_view::npos ? name.npos : slash - start);
+        if (component.empty() || component.front() == '.')
+            return false;
+        if (slash == std::string_view::npos)
+            break;
+        start = slash + 1;
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The lexer. Readings where compilers differ are options; check_include_policy scans under each.
+
+struct reading
+{
+    bool trigraphs = false;           // ??= is #, ??/ is \, ... (C++17 removed them; EDG warns).
+    bool splice_after_space = false;  // "\ \n" splices like "\\\n" (GCC does, EDG does not).
+    bool lone_cr_is_newline = false;  // A CR not followed by LF ends a line (GCC), or is a space.
+    bool digit_separators = true;     // 1'000 is one pp-number (C++14 and later).
+};
+
+constexpr char eof = '\0';
+
+char trigraph(char c)
+{
+    switch (c)
+    {
+        case '=':
+            return '#';
+        case '/':
+            return '\\';
+        case '\'':
+            return '^';
+        case '(':
+            return '[';
+        case ')':
+            return ']';
+        case '!':
+            return '|';
+        case '<':
+            return '{';
+        case '>':
+            return '}';
+        case '-':
+            return '~';
+        default:
+            return eof;
+    }
+}
+
+bool horizontal_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\f' || c == '\v';
+}
+
+bool identifier_start(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' ||
+           static_cast<unsigned char>(c) >= 0x80;
+}
+
+bool identifier_char(char c)
+{
+    return identifier_start(c) || (c >= '0' && c <= '9');
+}
+
+bool digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+// A violation: what rule, at which offset of the source.
+struct violation
+{
+    std::size_t offset = 0;
+    std::string rule;
+};
+
+class scanner
+{
+public:
+    scanner(std::string_view source, reading r) : src_(source), r_(r) {}
+
+    std::optional<violation> run()
+    {
+        if (src_.starts_with("\xEF\xBB\xBF"))
+            pos_ = 3;
+        bool line_start = true;
+        bool in_pragma = false;
+        while (!found_)
+        {
+            const auto c = cooked(pos_);
+            if (c.ch == eof)
+                break;
+            if (c.ch == '\n')
+            {
+                line_start = true;
+                in_pragma = false;
+                pos_ = c.next;
+                continue;
+            }
+            if (horizontal_space(c.ch))
+            {
+                pos_ = c.next;
+                continue;
+            }
+            if (c.ch == '/' && skip_comment(c, line_start))
+                continue;
+            if (line_start && starts_directive(c))
+            {
+                line_start = false;
+                directive(c.start, in_pragma);
+                continue;
+            }
+            line_start = false;
+            token(c, in_pragma);
+        }
+        return found_;
+    }
+
+private:
+    struct cooked_char
+    {
+        char ch = eof;
+        std::size_t start = 0;  // Physical offset of the character (after any splices before it).
+        std::size_t next = 0;   // Physical offset after it.
+    };
+
+    std::string_view src_;
+    reading r_;
+    std::size_t pos_ = 0;
+    std::optional<violation> found_;
+
+    // Translation phases 1 and 2 for one character at physical offset p: trigraphs (when read so),
+    // newline forms, and line splices skipped before the character.
+    cooked_char cooked(std::size_t p) const
+    {
+        const std::size_t n = src_.size();
+        for (;;)
+        {
+            if (p >= n)
+                return {eof, n, n};
+            char c = src_[p];
+            std::size_t q = p + 1;
+            if (r_.trigraphs && c == '?' && p + 2 < n && src_[p + 1] == '?' && trigraph(src_[p + 2]) != eof)
+            {
+                c = trigraph(src_[p + 2]);
+                q = p + 3;
+            }
+            if (c == '\\')
+            {
+                std::size_t s = q;
+                if (r_.splice_after_space)
+                    while (s < n && horizontal_space(src_[s]))
+                        ++s;
+                if (std::size_t after = newline_end(s); after != 0)
+                {
+                    p = after;
+                    continue;
+                }
+            }
+            if (c == '\r')
+            {
+                if (q < n && src_[q] == '\n')
+                    return {'\n', p, q + 1};
+                return {r_.lone_cr_is_newline ? '\n' : ' ', p, q};
+            }
+            if (c == eof)
+                return {eof, p, p};  // NVRTC takes a C string: nothing after a NUL is compiled.
+            return {c, p, q};
+        }
+    }
+
+    // The offset after a physical newline starting at s, or 0 when there is none there.
+    std::size_t newline_end(std::size_t s) const
+    {
+        if (s >= src_.size())
+            return 0;
+        if (src_[s] == '\n')
+            return s + 1;
+        if (src_[s] == '\r')
+        {
+            if (s + 1 < src_.size() && src_[s + 1] == '\n')
+                return s + 2;
+            return r_.lone_cr_is_newline ? s + 1 : 0;
+        }
+        return 0;
+    }
+
+    void refuse(std::size_t offset, std::string rule)
+    {
+        if (!found_)
+            found_ = violation{offset, std::move(rule)};
+    }
+
+    // At c == '/': skips a comment and returns true, or returns false for a plain '/'. A newline
+    // inside a block comment counts as a line start: a `#` right after such a comment may begin a
+    // directive (NVRTC treats `/*\n*/ #include` that way when the comment began the line).
+    bool skip_comment(const cooked_char& c, bool& line_start)
+    {
+        const auto d = cooked(c.next);
+        if (d.ch == '/')
+        {
+            std::size_t p = d.next;
+            for (auto e = cooked(p); e.ch != eof && e.ch != '\n'; e = cooked(p))
+                p = e.next;
+            pos_ = p;
+            return true;
+        }
+        if (d.ch != '*')
+            return false;
+        std::size_t p = d.next;
+        char prev = eof;
+        for (;;)
+        {
+            const auto e = cooked(p);
+            if (e.ch == eof)
+            {
+                pos_ = e.next;
+                return true;
+            }
+            p = e.next;
+            if (e.ch == '\n')
+                line_start = true;
+            if (prev == '*' && e.ch == '/')
+                break;
+            prev = e.ch;
+        }
+        pos_ = p;
+        return true;
+    }
+
+    // '#' or the digraph "%:", but not "##" / "%:%:" (a punctuator, never a directive).
+    bool starts_directive(const cooked_char& c)
+    {
+        std::size_t after = 0;
+        if (c.ch == '#')
+            after = c.next;
+        else if (c.ch == '%')
+        {
+            const auto d = cooked(c.next);
+            if (d.ch != ':')
+                return false;
+            after = d.next;
+        }
+        else
+            return false;
+        const auto e = cooked(after);
+        if (e.ch == '#')
+            return false;
+        if (e.ch == '%' && cooked(e.next).ch == ':')
+            return false;
+        pos_ = after;
+        return true;
+    }
+
+    // Skips spaces and comments inside a directive (a block comment is one space, even across lines;
+    // a line comment runs to the end of the line). Returns the next character.
+    cooked_char skip_directive_space()
+    {
+        for (;;)
+        {
+            const auto c = cooked(pos_);
+            if (horizontal_space(c.ch))
+            {
+                pos_ = c.next;
+                continue;
+            }
+            if (c.ch == '/')
+            {
+                bool ignored = false;
+                if (skip_comment(c, ignored))
+                    continue;
+            }
+            return c;
+        }
+    }
+
+    std::string identifier_at(cooked_char c)
+    {
+        std::string name;
+        std::size_t p = c.start;
+        for (auto e = cooked(p); e.ch != eof; e = cooked(p))
+        {
+            if (identifier_char(e.ch))
+            {
+                name += e.ch;
+                p = e.next;
+                continue;
+            }
+            // A universal character name (\uXXXX, \UXXXXXXXX) continues an identifier.
+            if (e.ch == '\\')
+            {
+                const auto u = cooked(e.next);
+                if (u.ch == 'u' || u.ch == 'U')
+                {
+                    name += '\\';
+                    name += u.ch;
+                    p = u.next;
+                    continue;
+                }
+            }
+            break;
+        }
+        pos_ = p;
+        return name;
+    }
+
+    void directive(std::size_t hash_offset, bool& in_pragma)
+    {
+        static const std::array<std::string_view, 19> harmless{"define",
+                                                               "undef",
+                                                               "if",
+                                                               "ifdef",
+                                                               "ifndef",
+                                                               "elif",
+                                                               "elifdef",
+                                                               "elifndef",
+                                                               "else",
+                                                               "endif",
+                                                               "line",
+                                                               "error",
+                                                               "warning",
+                                                               "ident",
+                                                               "sccs",
+                                                               "assert",
+                                                               "unassert",
+                                                               "pragma",
+                                                               "region"};
+        const auto c = skip_directive_space();
+        if (c.ch == eof || c.ch == '\n')
+            return;  // The null directive.
+        if (digit(c.ch))
+            return;  // A line marker (# 12 "name"), like #line: the rest of the line is ordinary tokens.
+        if (!identifier_start(c.ch) && c.ch != '\\')
+        {
+            refuse(hash_offset, "an unknown preprocessing directive is refused");
+            return;
+        }
+        const std::string name = identifier_at(c);
+        if (name == "include")
+        {
+            include_operand(hash_offset);
+            return;
+        }
+        if (name == "include_next" || name == "import" || name == "embed" || name == "__include_macros")
+        {
+            refuse(hash_offset, "#" + name + " is refused");
+            return;
+        }
+        if (name == "pragma")
+        {
+            in_pragma = true;
+            return;
+        }
+        if (std::find(harmless.begin(), harmless.end(), name) == harmless.end())
+        {
+            refuse(hash_offset,
+                   name.size() <= 32 ? "the unknown directive #" + name + " is refused"
+                                     : "an unknown preprocessing directive is refused");
+        }
+    }
+
+    void include_operand(std::size_t hash_offset)
+    {
+        const auto c = skip_directive_space();
+        if (c.ch == '"')
+        {
+            refuse(hash_offset, "a quoted #include is refused");
+            return;
+        }
+        if (c.ch != '<')
+        {
+            refuse(hash_offset, "an #include whose name comes from a macro is refused");
+            return;
+        }
+        std::string name;
+        std::size_t p = c.next;
+        for (auto e = cooked(p);; e = cooked(p))
+        {
+            if (e.ch == eof || e.ch == '\n')
+            {
+                refuse(hash_offset, "an #include < without its closing > is refused");
+                return;
+            }
+            p = e.next;
+            if (e.ch == '>')
+                break;
+            name += e.ch;
+        }
+        pos_ = p;
+        if (!allowed_toolkit_header(name))
+            refuse(hash_offset,
+                   "#include <...> of a header that is not a CUDA toolkit device header is refused");
+    }
+
+    // One token outside directive names: identifiers are checked, literals skipped whole.
+    void token(const cooked_char& c, bool in_pragma)
+    {
+        if (identifier_start(c.ch) ||
+            (c.ch == '\\' && (cooked(c.next).ch == 'u' || cooked(c.next).ch == 'U')))
+        {
+            const std::string name = identifier_at(c);
+            check_identifier(c.start, name, in_pragma);
+            const auto q = cooked(pos_);
+            if (q.ch == '"' && (name == "R" || name == "u8R" || name == "uR" || name == "UR" || name == "LR"))
+                raw_string(q);
+            return;
+        }
+        if (digit(c.ch) || (c.ch == '.' && digit(cooked(c.next).ch)))
+        {
+            pp_number(c);
+            return;
+        }
+        if (c.ch == '"' || c.ch == '\'')
+        {
+            quoted_literal(c);
+            return;
+        }
+        pos_ = c.next;
+    }
+
+    void check_identifier(std::size_t offset, const std::string& name, bool in_pragma)
+    {
+        if (name == "__has_include" || name == "__has_include_next" || name == "__has_embed")
+            refuse(offset, name + " is refused (it probes the file system)");
+        else if (name == "_Pragma" || name == "__pragma")
+            refuse(offset, name + " is refused");
+        else if (in_pragma && (name == "dependency" || name == "include_alias" || name == "include" ||
+                               name == "include_next" || name == "import" || name == "embed"))
+            refuse(offset, "a #pragma that names a file is refused");
+    }
+
+    void pp_number(const cooked_char& c)
+    {
+        std::size_t p = c.next;
+        char prev = c.ch;
+        for (auto e = cooked(p); e.ch != eof; e = cooked(p))
+        {
+            if (identifier_char(e.ch) || e.ch == '.')
+            {
+                prev = e.ch;
+                p = e.next;
+                continue;
+            }
+            if ((e.ch == '+' || e.ch == '-') && (prev == 'e' || prev == 'E' || prev == 'p' || prev == 'P'))
+            {
+                prev = e.ch;
+                p = e.next;
+                continue;
+            }
+            if (e.ch == '\'' && r_.digit_separators)
+            {
+                const auto f = cooked(e.next);
+                if (identifier_char(f.ch))
+                {
+                    prev = f.ch;
+                    p = f.next;
+                    continue;
+                }
+            }
+            break;
+        }
+        pos_ = p;
+    }
+
+    // "..." or '...': up to the closing quote, or to the end of the line when there is none (an
+    // unterminated literal ends with its line).
+    void quoted_literal(const cooked_char& c)
+    {
+        std::size_t p = c.next;
+        for (auto e = cooked(p); e.ch != eof && e.ch != '\n'; e = cooked(p))
+        {
+            p = e.next;
+            if (e.ch == c.ch)
+                break;
+            if (e.ch == '\\')
+            {
+                const auto f = cooked(p);
+                if (f.ch != eof && f.ch != '\n')
+                    p = f.next;
+            }
+        }
+        pos_ = p;
+    }
+
+    // R"delim( ... )delim": between the quotes, line splices and trigraphs are undone, so the body
+    // is read as physical characters.
+    void raw_string(const cooked_char& quote)
+    {
+        std::size_t p = quote.start + 1;
+        std::string delimiter;
+        for (;; ++p)
+        {
+            if (p >= src_.size() || delimiter.size() > 16)
+            {
+                refuse(quote.start, "a malformed raw string literal is refused");
+                return;
+            }
+            const char ch = src_[p];
+            if (ch == '(')
+                break;
+            if (ch == ')' || ch == '\\' || ch == '"' || static_cast<unsigned char>(ch) <= ' ' || ch == 0x7f)
+            {
+                refuse(quote.start, "a malformed raw string literal is refused");
+                return;
+            }
+            delimiter += ch;
+        }
+        const std::string close = ")" + delimiter + "\"";
+        const std::size_t end = src_.find(close, p + 1);
+        if (end == std::string_view::npos)
+        {
+            refuse(quote.start, "an unterminated raw string literal is refused");
+            return;
+        }
+        pos_ = end + close.size();
+    }
+};
+
+std::size_t line_of(std::string_view source, std::size_t offset)
+{
+    return 1 + static_cast<std::size_t>(
+                   std::count(source.begin(), source.begin() + std::min(offset, source.size()), '\n'));
+}
+
+}  // namespace
+
+const std::vector<std::string>& allowed_toolkit_headers()
+{
+    return allowed_headers;
+}
+
+bool allowed_toolkit_header(std::string_view name)
+{
+    if (!plain_relative_name(name))
+        return false;
+    for (const auto& allowed : allowed_headers)
+    {
+        if (allowed.back() == '/' ? name.starts_with(allowed) && name.size() > allowed.size()
+                                  : name == allowed)
+            return true;
+    }
+    return false;
+}
+
+std::optional<std::string> check_include_policy(std::string_view source)
+{
+    // NVRTC receives the source as a C string.
+    source = source.substr(0, source.find('\0'));
+    // NVRTC's own reading first, so that its message is the one reported; then every reading where
+    // compilers differ.
+    std::optional<violation> first;
+    for (int bits = 0; bits < 16 && !first; ++bits)
+    {
+        reading r;
+        r.trigraphs = (bits & 1) != 0;
+        r.splice_after_space = (bits & 2) != 0;
+        r.lone_cr_is_newline = (bits & 4) != 0;
+        r.digit_separators = (bits & 8) == 0;
+        first = scanner(source, r).run();
+    }
+    if (!first)
+        return std::nullopt;
+    return "include policy: line " + std::to_string(line_of(source, first->offset)) + ": " + first->rule +
+           "; a kernel may include only CUDA toolkit device headers by name, e.g. #include <cuda_fp16.h> "
+           "(docs/hardening.md)";
+}
+
+}  // namespace warpsmith

@@ -1,0 +1,38 @@
+#pragma once
+
+// Process-wide redaction of secrets (docs/hardening.md, "Model code reads no host file"). A kernel
+// that manages to read a host file puts what it read into the compile log, and the compile log goes
+// back to the model and into the run directory; so every compile log passes through
+// redact_secrets() before it leaves the process that compiled it, reaches a model or is written to
+// a file. The registry knows the values of the process's own secret-named environment variables
+// (is_secret_variable_name) from its first use, and whatever the program registers later (the API
+// key read from ./.env or from the variable --api-key-env names).
+//
+// Thread-safe.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warpsmith
+{
+
+/// The text that replaces a secret.
+inline constexpr std::string_view redacted_marker = "[REDACTED]";
+
+/// True for environment variable names that hold credentials: every name ending in _API_KEY, _KEY,
+/// _TOKEN, _SECRET or _PASSWORD, every OPENAI_* name, and names containing API_KEY or SECRET
+/// (case-insensitive).
+bool is_secret_variable_name(std::string_view name);
+
+/// Registers one secret value. Values shorter than 8 bytes are ignored: they would redact ordinary
+/// words, and real keys are long.
+void register_secret(std::string value);
+
+/// The registered secrets (those of the environment included), longest first.
+std::vector<std::string> registered_secrets();
+
+/// text with every registered secret replaced by redacted_marker.
+std::string redact_secrets(std::string_view text);
+
+}  // namespace warpsmith

@@ -1,0 +1,234 @@
+#include "harness/worker/launch_hygiene.hpp"
+
+#include "harness/core/log.hpp"
+#include "harness/cuda/cuda_error.hpp"
+#include "harness/cuda/driver_api.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace warpsmith::worker
+{
+
+namespace
+{
+
+const char* const k_source = R"CUDA(
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+__device__ __forceinline__ u32 ws_hash32(u32 x)
+{
+    x ^= x >> 16; x *= 0x7FEB352Du; x ^= x >> 15; x *= 0x846CA68Bu; x ^= x >> 16;
+    return x;
+}
+
+__device__ __forceinline__ u64 ws_mix64(u64 z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// Shared memory of this block (launched with the opt-in maximum: one block holds nearly all of an
+// SM's), then this block's share of the L2 scrub buffer. volatile keeps the shared stores, which
+// nothing reads back.
+extern "C" __global__ void __launch_bounds__(1024) ws_scrub_sm(u32 seed, uint4* l2, u64 l2_vectors)
+{
+    extern __shared__ u32 ws_smem[];
+    u32 bytes;
+    asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+    volatile u32* s = ws_smem;
+    const u32 words = bytes >> 2;
+    for (u32 i = threadIdx.x; i < words; i += blockDim.x)
+        s[i] = ws_hash32(seed ^ (i * 0x9E3779B9u) ^ (blockIdx.x * 0x85EBCA6Bu));
+    const uint4 v = make_uint4(seed, ~seed, seed ^ 0xA5A5A5A5u, seed + 1u);
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < l2_vectors; i += stride)
+        l2[i] = v;
+}
+
+// Every thread writes the first n words of its local window. The stores are asm volatile through
+// the frame's address, so neither the compiler nor ptxas may drop them or the frame; three sizes
+// keep the frame (and so the context's local pool) no larger than the candidate needs.
+template <int WORDS>
+__device__ __forceinline__ void ws_scrub_local_impl(u32 n, u32 seed)
+{
+    u32 frame[WORDS];
+    const u32 t = ws_hash32(seed ^ (blockIdx.x * 1024u + threadIdx.x));
+    for (u32 i = 0; i < n && i < (u32)WORDS; ++i)
+        asm volatile("st.u32 [%0], %1;" ::"l"(&frame[i]), "r"(t ^ i) : "memory");
+}
+extern "C" __global__ void __launch_bounds__(1024) ws_scrub_local_1k(u32 n, u32 seed) { ws_scrub_local_impl<256>(n, seed); }
+extern "C" __global__ void __launch_bounds__(1024) ws_scrub_local_4k(u32 n, u32 seed) { ws_scrub_local_impl<1024>(n, seed); }
+extern "C" __global__ void __launch_bounds__(1024) ws_scrub_local_16k(u32 n, u32 seed) { ws_scrub_local_impl<4096>(n, seed); }
+
+// Digest of the words phase, phase + stride, ... : each sampled word is mixed with its index, so
+// moving data around changes the digest too.
+extern "C" __global__ void __launch_bounds__(256) ws_digest(const u64* p, u64 words, u32 stride, u32 phase, u64* out)
+{
+    u64 acc = 0;
+    const u64 step = (u64)gridDim.x * blockDim.x;
+    for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x;; j += step)
+    {
+        const u64 i = j * stride + phase;
+        if (i >= words)
+            break;
+        acc ^= ws_mix64(p[i] ^ ws_mix64(i));
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        acc ^= __shfl_xor_sync(0xffffffffu, acc, o);
+    if ((threadIdx.x & 31) == 0 && acc)
+        atomicXor(out, acc);
+}
+
+// The same over a table of regions, one per blockIdx.y, into out[region].
+struct ws_seal_region
+{
+    const u64* p;
+    u64 words;
+    u32 stride;
+    u32 pad;
+};
+extern "C" __global__ void __launch_bounds__(256) ws_digest_regions(const ws_seal_region* table, u32 phase, u64* out)
+{
+    const ws_seal_region r = table[blockIdx.y];
+    const u32 first = r.stride > 1 ? phase % r.stride : 0u;
+    u64 acc = 0;
+    const u64 step = (u64)gridDim.x * blockDim.x;
+    for (u64 j = (u64)blockIdx.x * blockDim.x + threadIdx.x;; j += step)
+    {
+        const u64 i = j * r.stride + first;
+        if (i >= r.words)
+            break;
+        acc ^= ws_mix64(r.p[i] ^ ws_mix64(i));
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        acc ^= __shfl_xor_sync(0xffffffffu, acc, o);
+    if ((threadIdx.x & 31) == 0 && acc)
+        atomicXor(&out[blockIdx.y], acc);
+}
+)CUDA";
+
+void launch(
+    CUfunction f, unsigned grid, unsigned block, unsigned shared, CUstream s, void** args, const char* what)
+{
+    cuda::check(cuda::driver().cuLaunchKernel(f, grid, 1, 1, block, 1, 1, shared, s, args, nullptr), what);
+}
+
+}  // namespace
+
+const std::string& launch_hygiene_source()
+{
+    static const std::string source = k_source;
+    return source;
+}
+
+compile_request launch_hygiene_request(const std::string& arch)
+{
+    compile_request r;
+    r.source = launch_hygiene_source();
+    r.entry = "ws_scrub_sm";
+    r.arch = arch;
+    r.name = "warpsmith_launch_hygiene.cu";
+    return r;
+}
+
+launch_hygiene::launch_hygiene(const nvrtc_compiler& compiler, const gpu_device& device)
+{
+    const compile_request request = launch_hygiene_request(device.arch());
+    compile_output out;
+    try
+    {
+        out = compiler.compile(request);
+    }
+    catch (const std::exception& e)
+    {
+        log_warn(std::string("compile cache unusable for the launch-hygiene kernels (") + e.what() +
+                 "); compiling without it");
+        out = nvrtc_compiler().compile(request);
+    }
+    if (!out.compiled)
+        throw std::runtime_error("the worker's launch-hygiene kernels do not compile for " + device.arch() +
+                                 ": " + out.error + "\n" + out.log);
+    module_ = cuda::module::load(out.cubin);
+    scrub_sm_ = module_.function("ws_scrub_sm");
+    scrub_local_1k_ = module_.function("ws_scrub_local_1k");
+    scrub_local_4k_ = module_.function("ws_scrub_local_4k");
+    scrub_local_16k_ = module_.function("ws_scrub_local_16k");
+    digest_ = module_.function("ws_digest");
+    digest_regions_ = module_.function("ws_digest_regions");
+    const device_limits& l = device.limits();
+    sm_count_ = std::max(1, l.sm_count);
+    blocks_per_sm_ = std::max(1, l.max_threads_per_sm / 1024);
+    shared_bytes_ = l.shared_per_block_optin;
+    WARPSMITH_CU(
+        cuFuncSetAttribute, scrub_sm_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared_bytes_);
+}
+
+void launch_hygiene::scrub_sm(CUstream s,
+                              std::uint32_t seed,
+                              CUdeviceptr l2_buffer,
+                              std::size_t l2_bytes) const
+{
+    std::uint64_t vectors = l2_bytes / 16;
+    void* args[] = {&seed, &l2_buffer, &vectors};
+    launch(scrub_sm_,
+           static_cast<unsigned>(sm_count_ * 2),
+           1024,
+           static_cast<unsigned>(shared_bytes_),
+           s,
+           args,
+           "cuLaunchKernel(ws_scrub_sm)");
+}
+
+void launch_hygiene::scrub_local(CUstream s, std::uint32_t seed, std::size_t bytes) const
+{
+    if (bytes == 0)
+        return;
+    bytes = std::min(bytes, max_local_scrub_bytes);
+    std::uint32_t words = static_cast<std::uint32_t>((bytes + 3) / 4);
+    CUfunction f = bytes <= 1024 ? scrub_local_1k_ : bytes <= 4096 ? scrub_local_4k_ : scrub_local_16k_;
+    void* args[] = {&words, &seed};
+    launch(f,
+           static_cast<unsigned>(sm_count_ * blocks_per_sm_),
+           1024,
+           0,
+           s,
+           args,
+           "cuLaunchKernel(ws_scrub_local)");
+}
+
+void launch_hygiene::digest(
+    CUstream s, CUdeviceptr p, std::size_t bytes, std::uint32_t phase, CUdeviceptr out) const
+{
+    std::uint64_t words = bytes / 8;
+    if (words == 0)
+        return;
+    std::uint32_t stride = digest_stride_words;
+    phase %= stride;
+    void* args[] = {&p, &words, &stride, &phase, &out};
+    const std::uint64_t samples = words / stride + 1;
+    const auto grid =
+        static_cast<unsigned>(std::clamp<std::uint64_t>((samples + 255) / 256, 1, sm_count_ * 4ull));
+    launch(digest_, grid, 256, 0, s, args, "cuLaunchKernel(ws_digest)");
+}
+
+}  // namespace warpsmith::worker
+
+namespace warpsmith::worker
+{
+
+void launch_hygiene::digest_regions(
+    CUstream s, CUdeviceptr table, int count, std::uint32_t phase, CUdeviceptr out) const
+{
+    if (count <= 0)
+        return;
+    void* args[] = {&table, &phase, &out};
+    cuda::check(cuda::driver().cuLaunchKernel(
+                    digest_regions_, 16, static_cast<unsigned>(count), 1, 256, 1, 1, 0, s, args, nullptr),
+                "cuLaunchKernel(ws_digest_regions)");
+}
+
+}  // namespace warpsmith::worker

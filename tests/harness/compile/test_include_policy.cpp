@@ -1,0 +1,345 @@
+// The include policy (harness/compile/include_policy.hpp): every probe of tests/cheats/includes is
+// refused with one line naming the rule, every allowed toolkit header passes and compiles, and the
+// lexing cases a line-by-line scan gets wrong. Also the parts of the compile sandbox that need no
+// process: the compile worker's environment and secret redaction.
+
+#include "harness/compile/compile_sandbox.hpp"
+#include "harness/compile/include_policy.hpp"
+#include "harness/compile/nvrtc_compiler.hpp"
+#include "harness/core/json_file.hpp"
+#include "harness/core/secret_redaction.hpp"
+#include "tests/support/test_paths.hpp"
+
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace warpsmith;
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace
+{
+
+bool contains(const std::string& s, std::string_view part)
+{
+    return s.find(part) != std::string::npos;
+}
+
+fs::path probes_dir()
+{
+    return test::source_dir() / "tests" / "cheats" / "includes";
+}
+
+compile_request request_for(const std::string& source, const std::string& entry)
+{
+    compile_request r;
+    r.source = source;
+    r.entry = entry;
+    return r;
+}
+
+const std::string kernel_tail = "\nextern \"C\" __global__ void k(float* p) { p[threadIdx.x] = 0.0f; }\n";
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(include_policy_suite)
+
+BOOST_AUTO_TEST_CASE(every_probe_of_the_manifest_behaves_as_listed)
+{
+    const json::value manifest = read_json_file(probes_dir() / "includes.json");
+    const std::string entry(manifest.at("entry").as_string());
+    const auto& probes = manifest.at("probes").as_array();
+    BOOST_TEST(probes.size() >= 9u);
+    nvrtc_compiler compiler;
+    for (const auto& p : probes)
+    {
+        const std::string file(p.at("file").as_string());
+        const std::string expect(p.at("expect").as_string());
+        BOOST_TEST_CONTEXT(file)
+        {
+            const std::string source = read_text_file(probes_dir() / file);
+            const auto why = check_include_policy(source);
+            const compile_output out = compiler.compile(request_for(source, entry));
+            if (expect == "refused")
+            {
+                BOOST_TEST_REQUIRE(why.has_value());
+                BOOST_TEST(contains(*why, std::string(p.at("rule").as_string())), *why);
+                BOOST_TEST(why->find('\n') == std::string::npos);
+                BOOST_TEST(why->starts_with("include policy: line "));
+                // The compiler refuses it the same way, without running NVRTC (no log at all).
+                BOOST_TEST(!out.compiled);
+                BOOST_TEST(out.error == *why);
+                BOOST_TEST(out.log.empty());
+            }
+            else
+            {
+                BOOST_TEST(expect == "compiles");
+                BOOST_TEST(!why.has_value(), why.value_or(""));
+                BOOST_TEST(out.compiled, out.error << "\n" << out.log);
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(the_message_names_no_file)
+{
+    const auto why = check_include_policy("#include \"/home/user/.env\"\n");
+    BOOST_TEST_REQUIRE(why.has_value());
+    BOOST_TEST(!contains(*why, ".env"));
+    BOOST_TEST(!contains(*why, "/home"));
+    BOOST_TEST(contains(*why, "line 1"));
+}
+
+BOOST_AUTO_TEST_CASE(each_allowed_header_passes_and_compiles)
+{
+    std::string all;
+    for (const auto& h : allowed_toolkit_headers())
+    {
+        if (h.back() == '/')
+            continue;
+        const std::string source = "#include <" + h + ">\n";
+        BOOST_TEST(!check_include_policy(source).has_value(), h);
+        BOOST_TEST(allowed_toolkit_header(h), h);
+        all += source;
+    }
+    for (const char* h : {"cooperative_groups/reduce.h",
+                          "cooperative_groups/memcpy_async.h",
+                          "cooperative_groups/scan.h",
+                          "cuda/std/cstdint",
+                          "cuda/std/type_traits",
+                          "cuda/pipeline",
+                          "cuda/barrier",
+                          "nv/target"})
+    {
+        const std::string source = std::string("#include <") + h + ">\n";
+        BOOST_TEST(!check_include_policy(source).has_value(), h);
+        all += source;
+    }
+    const compile_output out = nvrtc_compiler().compile(request_for(all + kernel_tail, "k"));
+    BOOST_TEST(out.compiled, out.error << "\n" << out.log);
+}
+
+BOOST_AUTO_TEST_CASE(names_outside_the_toolkit_headers_are_refused)
+{
+    for (const char* name : {"../../.env",
+                             "/etc/hostname",
+                             "/proc/self/environ",
+                             "cuda/../../../etc/hostname",
+                             "cuda/./std/cstdint",
+                             "cuda//std/cstdint",
+                             ".env",
+                             "cuda/.env",
+                             "cuda_runtime.h",
+                             "cuda.h",
+                             "thrust/sort.h",
+                             "cub/cub.cuh",
+                             " cuda_fp16.h",
+                             "cuda_fp16.h ",
+                             "cuda/",
+                             "cuda",
+                             "stdio.h",
+                             "cuda\\std",
+                             "cooperative_groups/../../x"})
+    {
+        BOOST_TEST(!allowed_toolkit_header(name), name);
+        const auto why = check_include_policy(std::string("#include <") + name + ">\n");
+        BOOST_TEST(why.has_value(), name);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(tricky_sources_are_refused)
+{
+    const std::vector<std::string> refused{
+        "#include \".env\"",
+        "  #  include \".env\"",
+        "\t#\tinclude\t\".env\"",
+        "#include\".env\"",
+        "#include/**/\".env\"",
+        "#/* comment */include \".env\"",
+        "# /* a comment\n that spans lines */ include \".env\"",
+        "#include /*\n*/ \".env\"",
+        "#\\\ninclude \".env\"",
+        "#inc\\\nlude \".env\"",
+        "#include \\\n\".env\"",
+        "#\\\r\ninclude \".env\"",
+        "%:include \".env\"",
+        "%:  include <../.env>",
+        "?\?=include \".env\"",           // trigraph reading
+        "#\\ \ninclude \".env\"",         // a backslash, a space, then the newline (GCC splices)
+        "int x;\r#include \".env\"",      // a lone CR ends a line for GCC
+        "/* a\n */ #include \".env\"",    // NVRTC takes this as a directive
+        "\xEF\xBB\xBF#include \".env\"",  // byte order mark
+        "#include <../../.env>",
+        "#include </proc/self/environ>",
+        "#include <cuda/../../../../etc/hostname>",
+        "#define F \".env\"\n#include F",
+        "#define F <cuda_fp16.h>\n#include F",
+        "#include <cuda_fp16.h",
+        "#if 0\n#include \".env\"\n#endif",
+        "#include_next <cuda_fp16.h>",
+        "#import \"x.h\"",
+        "#embed \".env\"",
+        "#if __has_include(<cuda_fp16.h>)\n#endif",
+        "#if __has_include_next(\"x\")\n#endif",
+        "#define H __has_include\n",
+        "#define H(x) __has_\\\ninclude(x)\n",
+        "_Pragma(\"once\")",
+        "#define P _Pragma(\"unroll\")",
+        "#pragma GCC dependency \".env\"",
+        "#pragma include_alias(\"a.h\", \".env\")",
+        "#unknown_directive",
+        "#!",
+        "const char* s = \"/*\";\n#include \".env\"\n// */",
+        "char c = '\"';\n#include \".env\"\n// \"",
+        "int x = 1'0'/*';\n#include \".env\"\n// */",
+        "const char* s = R\"x( \" /* )x\";\n#include \".env\"\n// */",
+        "const char* s = R\"(unterminated",
+        "const char* s = u8R\"abc(\n)abc\";\n#include \".env\"",
+    };
+    for (const auto& s : refused)
+    {
+        const auto why = check_include_policy(s + kernel_tail);
+        BOOST_TEST(why.has_value(), "not refused: " << s);
+        if (why)
+            BOOST_TEST(why->find('\n') == std::string::npos);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(ordinary_kernels_pass)
+{
+    const std::vector<std::string> passing{
+        "#include <cuda_fp16.h> // half precision",
+        "#include <cuda/std/cstdint> /* libcu++ */",
+        "#pragma once",
+        "#pragma unroll\n",
+        "#pragma nv_diag_suppress 177",
+        "#pragma message(\"tile 128\")",
+        "#define TILE 32\n#ifdef TILE\n#undef TILE\n#elif 0\n#else\n#endif",
+        "#define STR(a) #a\n#define CAT(a, b) a##b\n#define CAT2(a, b) a %:%: b",
+        "#error don't",
+        "#warning unfinished",
+        "#line 10 \"other.cu\"",
+        "# 1 \"kernel.cu\"",
+        "#",
+        "// #include \".env\"",
+        "/* #include \".env\" */",
+        "// a comment continued \\\n#include \".env\"",
+        "const char* s = \"#include \\\".env\\\"\";",
+        "const char* s = R\"(\n#include \".env\"\n)\";",
+        "const char* s = R\"delim(\n)\" #include \".env\"\n)delim\";",
+        "int big = 1'000'000;",
+        "float f = 1.5e+3f + 0x1p-3 + .5;",
+        "char q = '\\'';",
+        "int has_include_count = 0; int include = 1; int Pragma = 2;",
+        "extern \"C\" __device__ int x; // the word include in a comment",
+    };
+    for (const auto& s : passing)
+    {
+        const auto why = check_include_policy(s + kernel_tail);
+        BOOST_TEST(!why.has_value(), s << " -> " << why.value_or(""));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(the_line_number_is_that_of_the_directive)
+{
+    const auto why = check_include_policy("// one\n// two\n#include \".env\"\n");
+    BOOST_TEST_REQUIRE(why.has_value());
+    BOOST_TEST(contains(*why, "line 3:"), *why);
+}
+
+BOOST_AUTO_TEST_CASE(nothing_after_a_nul_reaches_nvrtc)
+{
+    std::string source = "extern \"C\" __global__ void k() {}\n";
+    source += '\0';
+    source += "#include \".env\"\n";
+    BOOST_TEST(!check_include_policy(source).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(refused_requests_never_reach_the_cache)
+{
+    test::temp_dir tmp("warpsmith-include-cache");
+    nvrtc_compiler compiler(compile_cache(tmp.path()));
+    const auto out = compiler.compile(request_for("#include \".env\"" + kernel_tail, "k"));
+    BOOST_TEST(!out.compiled);
+    BOOST_TEST(!compiler.cache()->lookup(out.key).has_value());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(compile_sandbox_environment_suite)
+
+BOOST_AUTO_TEST_CASE(secret_names)
+{
+    for (const char* n : {"OPENAI_API_KEY",
+                          "OPENAI_BASE_URL",
+                          "ANTHROPIC_API_KEY",
+                          "AWS_SECRET_ACCESS_KEY",
+                          "GITHUB_TOKEN",
+                          "HF_TOKEN",
+                          "MY_KEY",
+                          "DB_PASSWORD",
+                          "CLIENT_SECRET",
+                          "openai_api_key",
+                          "SOME_APIKEY_X"})
+        BOOST_TEST(is_secret_variable_name(n), n);
+    for (const char* n : {"PATH", "HOME", "CUDA_HOME", "LD_LIBRARY_PATH", "TMPDIR", "KEYBOARD", "LANG"})
+        BOOST_TEST(!is_secret_variable_name(n), n);
+}
+
+BOOST_AUTO_TEST_CASE(the_compile_worker_environment_holds_no_credential)
+{
+    register_secret("sk-registered-value-123");
+    const std::vector<std::string> current{"PATH=/usr/bin:/bin",
+                                           "HOME=/root",
+                                           "OPENAI_API_KEY=sk-test-SECRET123",
+                                           "OPENAI_BASE_URL=http://127.0.0.1:9/v1",
+                                           "GITHUB_TOKEN=ghp_abcdefgh",
+                                           "AWS_SECRET_ACCESS_KEY=abcdefghijkl",
+                                           "MY_LLM_CREDENTIALS=sk-registered-value-123",
+                                           "LLM_CREDS_VAR=whatever-value",
+                                           "TMPDIR=/somewhere",
+                                           "WARPSMITH_COMPILE_SANDBOX=/elsewhere",
+                                           "CUDA_HOME=/usr/local/cuda"};
+    const auto env = compile_worker_environment(current, "/tmp/sandbox-x", {"LLM_CREDS_VAR"});
+    const std::vector<std::string> expected{"PATH=/usr/bin:/bin",
+                                            "HOME=/root",
+                                            "CUDA_HOME=/usr/local/cuda",
+                                            "TMPDIR=/tmp/sandbox-x",
+                                            "WARPSMITH_COMPILE_SANDBOX=/tmp/sandbox-x"};
+    BOOST_TEST(env == expected, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(redaction_replaces_every_registered_secret)
+{
+    register_secret("sk-test-SECRET123");
+    register_secret("short");  // Too short to be a key: ignored.
+    BOOST_TEST(redact_secrets("OPENAI_API_KEY=sk-test-SECRET123 and sk-test-SECRET123") ==
+               "OPENAI_API_KEY=[REDACTED] and [REDACTED]");
+    BOOST_TEST(redact_secrets("a short word") == "a short word");
+}
+
+BOOST_AUTO_TEST_CASE(the_sandbox_rules_name_the_toolkit_and_the_writable_directories)
+{
+    const auto rules = compile_sandbox_rules("/tmp/sandbox-x", fs::path("/tmp/cache-x"));
+    const auto has = [](const std::vector<fs::path>& v, const fs::path& p)
+    { return std::find(v.begin(), v.end(), p) != v.end(); };
+    BOOST_TEST(has(rules.read_write, "/tmp/sandbox-x"));
+    BOOST_TEST(has(rules.read_write, "/tmp/cache-x"));
+    BOOST_TEST(has(rules.read_write, "/dev/null"));
+    BOOST_TEST(has(rules.read, "/etc/ld.so.cache"));
+    for (const auto& dir : cuda_include_dirs())
+        BOOST_TEST(has(rules.read, dir), dir);
+    // Nothing of the user's: no home, no /etc beyond the loader's cache and the time zone, no /proc.
+    for (const auto& p : rules.read)
+    {
+        BOOST_TEST(!p.string().starts_with("/home"), p);
+        BOOST_TEST(!p.string().starts_with("/proc"), p);
+        BOOST_TEST((p == "/etc/ld.so.cache" || p == "/etc/localtime" || !p.string().starts_with("/etc")), p);
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()

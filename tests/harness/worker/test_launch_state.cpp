@@ -1,0 +1,208 @@
+// What the worker does against state kept between launches, where it needs no GPU: reading a
+// cubin's module data and undefined functions (NVRTC compiles without a device), the device-heap
+// refusal, the launch-hygiene kernels compiling with the frames they need, the choice of checked
+// timed launches, and allocation rounding. The GPU side is in tests/harness/gpu/test_worker_gpu.cpp
+// and tests/cheats.
+
+#include "harness/compile/cubin_symbols.hpp"
+#include "harness/compile/nvrtc_compiler.hpp"
+#include "harness/worker/device_buffers.hpp"
+#include "harness/worker/launch_hygiene.hpp"
+#include "harness/worker/timer.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <random>
+#include <regex>
+#include <set>
+
+using namespace warpsmith;
+using namespace warpsmith::worker;
+
+namespace
+{
+
+compile_output compile(const std::string& source, const std::string& entry = "k")
+{
+    compile_request r;
+    r.source = source;
+    r.entry = entry;
+    r.arch = "sm_90";
+    r.name = "state.cu";
+    const compile_output out = nvrtc_compiler().compile(r);
+    BOOST_TEST_REQUIRE(out.compiled, out.error << "\n" << out.log);
+    return out;
+}
+
+const cubin_data_symbol* symbol(const cubin_inventory& inv, const std::string& name)
+{
+    for (const cubin_data_symbol& s : inv.symbols)
+        if (s.name == name)
+            return &s;
+    return nullptr;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(launch_state)
+
+BOOST_AUTO_TEST_CASE(inventory_lists_every_kind_of_module_data)
+{
+    const compile_output out = compile(R"(
+__device__ int zeroed[100];
+__device__ int initialised[4] = {1, 2, 3, 4};
+static __device__ long file_static[3];
+__constant__ float bank[8];
+namespace ns { __device__ double in_namespace; }
+extern "C" __global__ void k(int* out, int n)
+{
+    zeroed[threadIdx.x] += n; initialised[0]++; file_static[1]++; ns::in_namespace += 1.0;
+    out[0] = zeroed[0] + (int)bank[n] + initialised[1] + (int)file_static[1];
+})");
+    const cubin_inventory inv = read_cubin_inventory(out.cubin);
+    BOOST_TEST_REQUIRE(inv.valid);
+    for (const char* name : {"zeroed", "initialised", "file_static", "bank"})
+        BOOST_TEST(symbol(inv, name) != nullptr, name);
+    const cubin_data_symbol* z = symbol(inv, "zeroed");
+    BOOST_TEST_REQUIRE(z != nullptr);
+    BOOST_TEST(z->size == 400u);
+    BOOST_TEST(inv.sections[z->section].writable);
+    BOOST_TEST(inv.sections[z->section].name.starts_with(".nv.global"));
+    const cubin_data_symbol* b = symbol(inv, "bank");
+    BOOST_TEST_REQUIRE(b != nullptr);
+    BOOST_TEST(inv.sections[b->section].name == ".nv.constant3");
+    // The namespaced variable is there under its mangled name, which cuModuleGetGlobal takes.
+    BOOST_TEST(std::any_of(inv.symbols.begin(),
+                           inv.symbols.end(),
+                           [](const cubin_data_symbol& s)
+                           { return s.name.find("in_namespace") != std::string::npos; }));
+    BOOST_TEST(device_heap_refusal(inv).empty());
+    // Entry points still come out of the same tables.
+    BOOST_TEST(cubin_entry_points(out.cubin) == std::vector<std::string>{"k"});
+}
+
+BOOST_AUTO_TEST_CASE(a_kernel_without_globals_has_no_data_symbols)
+{
+    const compile_output out =
+        compile(R"(extern "C" __global__ void k(float* x) { x[threadIdx.x] *= 2.0f; })");
+    const cubin_inventory inv = read_cubin_inventory(out.cubin);
+    BOOST_TEST_REQUIRE(inv.valid);
+    BOOST_TEST(inv.symbols.empty());
+    BOOST_TEST(device_heap_refusal(inv).empty());
+}
+
+BOOST_AUTO_TEST_CASE(malloc_free_new_and_delete_are_refused)
+{
+    for (const char* body :
+         {"int* p = (int*)malloc(16); p[0] = n; out[0] = p[0]; free(p);",
+          "int* p = new int[4]; p[0] = n; out[0] = p[0]; delete[] p;",
+          "static __device__ int* keep; if (!keep) keep = (int*)malloc(64); out[0] = keep[0];"})
+    {
+        const compile_output out =
+            compile(std::string("extern \"C\" __global__ void k(int* out, int n) { ") + body + " }");
+        const cubin_inventory inv = read_cubin_inventory(out.cubin);
+        BOOST_TEST_REQUIRE(inv.valid);
+        const std::string why = device_heap_refusal(inv);
+        BOOST_TEST(why.find("device-side heap") != std::string::npos, body << ": " << why);
+    }
+    // printf is an undefined function too, and allowed.
+    const compile_output p =
+        compile(R"(extern "C" __global__ void k(int n) { if (n < 0) printf("%d\n", n); })");
+    const cubin_inventory inv = read_cubin_inventory(p.cubin);
+    BOOST_TEST(std::count(inv.undefined_functions.begin(), inv.undefined_functions.end(), "vprintf") == 1);
+    BOOST_TEST(device_heap_refusal(inv).empty());
+}
+
+BOOST_AUTO_TEST_CASE(managed_variables_are_marked)
+{
+    const compile_output out =
+        compile(R"(__managed__ int m; extern "C" __global__ void k(int* o) { o[0] = m++; })");
+    const cubin_inventory inv = read_cubin_inventory(out.cubin);
+    const cubin_data_symbol* m = symbol(inv, "m");
+    BOOST_TEST_REQUIRE(m != nullptr);
+    BOOST_TEST(m->is_managed());
+}
+
+BOOST_AUTO_TEST_CASE(malformed_cubins_give_an_invalid_inventory)
+{
+    BOOST_TEST(!read_cubin_inventory("").valid);
+    BOOST_TEST(!read_cubin_inventory("not an elf file, long enough to pass every size check ........").valid);
+    const compile_output out =
+        compile(R"(__device__ int g; extern "C" __global__ void k(int* o) { o[0] = g++; })");
+    for (std::size_t n : {std::size_t(64), out.cubin.size() / 2, out.cubin.size() - 1})
+        (void)read_cubin_inventory(std::string_view(out.cubin).substr(0, n));  // Must not crash.
+}
+
+BOOST_AUTO_TEST_CASE(hygiene_kernels_compile_with_the_frames_they_need)
+{
+    const compile_output out = nvrtc_compiler().compile(launch_hygiene_request("sm_90"));
+    BOOST_TEST_REQUIRE(out.compiled, out.error << "\n" << out.log);
+    for (const char* entry : {"ws_scrub_sm",
+                              "ws_scrub_local_1k",
+                              "ws_scrub_local_4k",
+                              "ws_scrub_local_16k",
+                              "ws_digest",
+                              "ws_digest_regions"})
+        BOOST_TEST((std::find(out.entries.begin(), out.entries.end(), entry) != out.entries.end()), entry);
+    // The local scrubbers must really have stack frames of their size (a volatile array the
+    // compiler could not keep in registers); ptxas reports "N bytes stack frame" per function.
+    const std::regex frame(R"(Function properties for (ws_scrub_local_\w+)\s*\n[^\n]*?(\d+) bytes stack frame)");
+    std::set<std::string> seen;
+    for (auto it = std::sregex_iterator(out.log.begin(), out.log.end(), frame); it != std::sregex_iterator();
+         ++it)
+    {
+        const std::string name = (*it)[1].str();
+        const int bytes = std::stoi((*it)[2].str());
+        const int want = name.ends_with("_1k") ? 1024 : name.ends_with("_4k") ? 4096 : 16384;
+        BOOST_TEST(bytes >= want, name << ": " << bytes);
+        seen.insert(name);
+    }
+    BOOST_TEST(seen.size() == 3u, out.log);
+    BOOST_TEST(launch_hygiene_source().find("#include") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(checked_positions_are_a_sample_plus_the_last)
+{
+    BOOST_TEST(sampled_checks(100) == 8u);
+    BOOST_TEST(sampled_checks(10) == 8u);
+    BOOST_TEST(sampled_checks(150) == 12u);
+    BOOST_TEST(sampled_checks(1000) == 16u);
+    std::mt19937_64 rng(1);
+    const std::vector<std::size_t> p = checked_positions(100, 100, 8, rng);
+    BOOST_TEST_REQUIRE(p.size() == 9u);
+    BOOST_TEST(std::is_sorted(p.begin(), p.end()));
+    BOOST_TEST(std::set<std::size_t>(p.begin(), p.end()).size() == 9u);
+    BOOST_TEST(p.back() == 99u);
+    BOOST_TEST(p[7] < 99u);
+    // Another draw checks other launches (unpredictable to a kernel).
+    std::mt19937_64 other(2);
+    BOOST_TEST((checked_positions(100, 100, 8, other) != p));
+    // A horizon (adaptive stopping) keeps the sample inside it.
+    std::mt19937_64 h(3);
+    const std::vector<std::size_t> within = checked_positions(100, 20, 8, h);
+    BOOST_TEST(within.size() == 9u);
+    BOOST_TEST(within[7] < 19u);
+    // Few launches: every one checked, none twice.
+    std::mt19937_64 f(4);
+    BOOST_TEST((checked_positions(5, 5, 8, f) == std::vector<std::size_t>{0, 1, 2, 3, 4}));
+    BOOST_TEST((checked_positions(1, 1, 8, f) == std::vector<std::size_t>{0}));
+    BOOST_TEST(checked_positions(0, 0, 8, f).empty());
+    // Every position gets checked sometimes.
+    std::set<std::size_t> ever;
+    std::mt19937_64 many(5);
+    for (int i = 0; i < 400; ++i)
+        for (std::size_t x : checked_positions(100, 100, 8, many))
+            ever.insert(x);
+    BOOST_TEST(ever.size() == 100u);
+}
+
+BOOST_AUTO_TEST_CASE(case_store_allocations_are_whole_pages)
+{
+    BOOST_TEST(whole_pages(1) == allocation_page);
+    BOOST_TEST(whole_pages(allocation_page) == allocation_page);
+    BOOST_TEST(whole_pages(allocation_page + 1) == 2 * allocation_page);
+    BOOST_TEST(whole_pages(0) == allocation_page);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
