@@ -10,11 +10,13 @@
 #include <cstdio>
 #include <sstream>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 std::string fmt(const char* f, double x)
 {
@@ -25,9 +27,8 @@ std::string fmt(const char* f, double x)
 
 std::string plan_text(const launch_plan& p)
 {
-    auto dims = [](const std::array<expression, 3>& d) {
-        return "[" + d[0].text() + ", " + d[1].text() + ", " + d[2].text() + "]";
-    };
+    auto dims = [](const std::array<expression, 3>& d)
+    { return "[" + d[0].text() + ", " + d[1].text() + ", " + d[2].text() + "]"; };
     return "grid " + dims(p.grid) + ", block " + dims(p.block) + ", shared_bytes " + p.shared_bytes.text();
 }
 
@@ -61,10 +62,14 @@ std::string_view to_string(proposal_mode m)
 {
     switch (m)
     {
-    case proposal_mode::start: return "start";
-    case proposal_mode::improve: return "improve";
-    case proposal_mode::repair: return "repair";
-    case proposal_mode::crossover: return "crossover";
+        case proposal_mode::start:
+            return "start";
+        case proposal_mode::improve:
+            return "improve";
+        case proposal_mode::repair:
+            return "repair";
+        case proposal_mode::crossover:
+            return "crossover";
     }
     return "improve";
 }
@@ -92,8 +97,8 @@ std::string render_workload(const workload& w)
     o << "## Workload: " << w.name << "\n";
     if (!w.description.empty())
         o << w.description << "\n";
-    o << "\nSignature (the entry must have exactly these parameters):\n    " << render_signature(w, w.sig.entry)
-      << "\n";
+    o << "\nSignature (the entry must have exactly these parameters):\n    "
+      << render_signature(w, w.sig.entry) << "\n";
     bool halfs = false;
     for (const auto& p : w.sig.params)
     {
@@ -105,7 +110,17 @@ std::string render_workload(const workload& w)
     }
     if (halfs)
         o << "  (include <cuda_fp16.h> / <cuda_bf16.h> for __half / __nv_bfloat16)\n";
-    o << "Tolerance: |got - expected| <= " << w.tol.atol << " + " << w.tol.rtol << " * |expected| per element.\n";
+    o << "Tolerance per output element (|got - expected| <= atol + rtol * |expected|):\n";
+    for (const auto& p : w.sig.params)
+    {
+        if (p.kind != param_kind::buffer || p.dir == buffer_dir::in)
+            continue;
+        const tolerance t = w.tolerance_for(p);
+        if (t.exact())
+            o << "  " << p.name << ": exact (" << to_string(p.type) << ", compared bit for bit)\n";
+        else
+            o << "  " << p.name << ": atol " << t.atol << ", rtol " << t.rtol << "\n";
+    }
     o << "\nCases (values of the size parameters):\n";
     for (const auto& c : w.cases)
     {
@@ -116,7 +131,8 @@ std::string render_workload(const workload& w)
             o << " " << k << "=" << v;
         o << "\n";
     }
-    o << "\nReference kernel (defines correctness; launched with " << plan_text(w.reference.launch) << "):\n```cuda\n"
+    o << "\nReference kernel (defines correctness; launched with " << plan_text(w.reference.launch)
+      << "):\n```cuda\n"
       << excerpt(w.reference.source, 6000) << "\n```\n";
     return o.str();
 }
@@ -140,13 +156,14 @@ std::string render_device(const json::object& device)
         o << " (" << fmt("%.0f", 2 * num(d, "memory_clock_mhz") * 1e6 * num(d, "memory_bus_bits") / 8 / 1e9)
           << " GB/s peak)";
     o << "; L2 " << bytes_text(num(d, "l2_bytes")) << "\n";
-    o << "Per SM: " << num(d, "max_threads_per_sm") << " threads, " << num(d, "registers_per_sm") << " registers, "
-      << bytes_text(num(d, "shared_memory_per_sm_bytes")) << " shared memory. Per block: "
-      << num(d, "max_threads_per_block") << " threads, " << bytes_text(num(d, "shared_memory_per_block_bytes"))
-      << " shared memory (" << bytes_text(num(d, "shared_memory_per_block_optin_bytes")) << " with opt-in).\n";
+    o << "Per SM: " << num(d, "max_threads_per_sm") << " threads, " << num(d, "registers_per_sm")
+      << " registers, " << bytes_text(num(d, "shared_memory_per_sm_bytes"))
+      << " shared memory. Per block: " << num(d, "max_threads_per_block") << " threads, "
+      << bytes_text(num(d, "shared_memory_per_block_bytes")) << " shared memory ("
+      << bytes_text(num(d, "shared_memory_per_block_optin_bytes")) << " with opt-in).\n";
     if (const auto* m = d.if_contains("measured"); m && m->is_object())
-        o << "Measured: copy bandwidth " << fmt("%.0f", num(m->get_object(), "copy_bandwidth_gbps")) << " GB/s, FP32 "
-          << fmt("%.1f", num(m->get_object(), "fp32_tflops")) << " TFLOP/s.\n";
+        o << "Measured: copy bandwidth " << fmt("%.0f", num(m->get_object(), "copy_bandwidth_gbps"))
+          << " GB/s, FP32 " << fmt("%.1f", num(m->get_object(), "fp32_tflops")) << " TFLOP/s.\n";
     return o.str();
 }
 
@@ -175,8 +192,10 @@ std::string render_candidate(const evaluated_candidate& c, const feedback_input&
         o << ", parent " << *c.parent;
     o << "): ";
     if (c.valid)
-        o << "valid, score " << fmt("%.2f us", c.score_us) << fmt(", %.2fx vs reference", c.speedup_vs_reference)
-          << (c.speedup_vs_initial > 0 ? fmt(", %.2fx vs initial", c.speedup_vs_initial) : std::string()) << "\n";
+        o << "valid, score " << fmt("%.2f us", c.score_us)
+          << fmt(", %.2fx vs reference", c.speedup_vs_reference)
+          << (c.speedup_vs_initial > 0 ? fmt(", %.2fx vs initial", c.speedup_vs_initial) : std::string())
+          << "\n";
     else
         o << "INVALID (" << c.failure_kind << ")\n";
     if (!c.rationale.empty())
@@ -201,9 +220,9 @@ std::string render_candidate(const evaluated_candidate& c, const feedback_input&
     if (c.compile.compiled)
     {
         const auto& r = c.compile.resources;
-        o << "  Resources: " << r.registers << " registers/thread, " << r.static_shared_bytes << " B static shared, "
-          << r.stack_frame_bytes << " B stack, spills " << r.spill_stores_bytes << "/" << r.spill_loads_bytes
-          << " B (store/load)\n";
+        o << "  Resources: " << r.registers << " registers/thread, " << r.static_shared_bytes
+          << " B static shared, " << r.stack_frame_bytes << " B stack, spills " << r.spill_stores_bytes << "/"
+          << r.spill_loads_bytes << " B (store/load)\n";
     }
     if (c.valid)
         o << "  Per case (median):\n" << render_case_times(c, in);
@@ -232,14 +251,22 @@ std::string render_system_prompt(bool structured, bool tools)
 std::string render_user_prompt(const feedback_input& in)
 {
     std::ostringstream o;
-    o << "[warpsmith task=propose mode=" << to_string(in.mode) << " branch=" << in.branch << " iteration=" << in.iteration
-      << "]\n\n";
+    o << "[warpsmith task=propose mode=" << to_string(in.mode) << " branch=" << in.branch
+      << " iteration=" << in.iteration << "]\n\n";
     switch (in.mode)
     {
-    case proposal_mode::start: o << prompts::task_start(); break;
-    case proposal_mode::improve: o << prompts::task_improve(); break;
-    case proposal_mode::repair: o << prompts::task_repair(); break;
-    case proposal_mode::crossover: o << prompts::task_crossover(); break;
+        case proposal_mode::start:
+            o << prompts::task_start();
+            break;
+        case proposal_mode::improve:
+            o << prompts::task_improve();
+            break;
+        case proposal_mode::repair:
+            o << prompts::task_repair();
+            break;
+        case proposal_mode::crossover:
+            o << prompts::task_crossover();
+            break;
     }
     o << "\n";
     if (!in.hint.empty())
@@ -257,10 +284,14 @@ std::string render_user_prompt(const feedback_input& in)
     if (in.reference_median_us.empty())
         o << "  (not timed yet)\n";
 
-    const bool parent_is_best = in.parent && in.best && in.parent->id == in.best->id && in.mode != proposal_mode::start;
+    const bool parent_is_best =
+        in.parent && in.best && in.parent->id == in.best->id && in.mode != proposal_mode::start;
     if (in.best)
-        o << "\n## Current best" << (parent_is_best ? (in.mode == proposal_mode::crossover ? " (first parent)" : " (your parent)") : "")
-          << "\n" << render_candidate(*in.best, in, parent_is_best || in.mode == proposal_mode::start);
+        o << "\n## Current best"
+          << (parent_is_best ? (in.mode == proposal_mode::crossover ? " (first parent)" : " (your parent)")
+                             : "")
+          << "\n"
+          << render_candidate(*in.best, in, parent_is_best || in.mode == proposal_mode::start);
 
     if (in.mode == proposal_mode::repair && in.repair_of)
         o << "\n## Your invalid candidate (to repair)\n" << render_candidate(*in.repair_of, in, true);
@@ -272,8 +303,9 @@ std::string render_user_prompt(const feedback_input& in)
     if (in.mode == proposal_mode::start)
     {
         if (in.work->initial)
-            o << "\n## Starting point: the initial kernel (launched with " << plan_text(in.work->initial->launch)
-              << ")\n```cuda\n" << in.work->initial->source << "\n```\n";
+            o << "\n## Starting point: the initial kernel (launched with "
+              << plan_text(in.work->initial->launch) << ")\n```cuda\n"
+              << in.work->initial->source << "\n```\n";
         else
             o << "\n## Starting point: the reference kernel above.\n";
     }
@@ -283,8 +315,8 @@ std::string render_user_prompt(const feedback_input& in)
         o << "\n## Recent failures (avoid repeating them)\n";
         for (const auto& f : in.recent_failures)
             o << "- " << f.id << " (branch " << f.branch << ", " << f.failure_kind
-              << "): " << excerpt(f.rationale, 200) << "\n  Reason: " << excerpt(log_excerpt(f.failure_message, 800), 800)
-              << "\n";
+              << "): " << excerpt(f.rationale, 200)
+              << "\n  Reason: " << excerpt(log_excerpt(f.failure_message, 800), 800) << "\n";
     }
     if (!in.other_branches.empty())
     {
@@ -313,8 +345,9 @@ std::string render_answer_repair(const std::vector<std::string>& problems, bool 
     return prompts::fill_template(
         prompts::answer_repair(),
         {{"problems", list},
-         {"format", structured ? "Reply with the JSON object only."
-                               : "Reply with a ```cuda block and a ```json block (entry, launch, rationale)."}});
+         {"format",
+          structured ? "Reply with the JSON object only."
+                     : "Reply with a ```cuda block and a ```json block (entry, launch, rationale)."}});
 }
 
 }  // namespace warpsmith::llm

@@ -9,16 +9,20 @@
 #include <fstream>
 #include <sstream>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
-namespace {
+namespace
+{
 
 json::object object_schema(json::object properties, json::array required)
 {
-    return json::object{{"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)},
+    return json::object{{"type", "object"},
+                        {"properties", std::move(properties)},
+                        {"required", std::move(required)},
                         {"additionalProperties", false}};
 }
 
@@ -32,53 +36,75 @@ std::string error_result(const std::string& message)
 std::vector<tool_definition> kernel_tool_definitions(bool nvidia_docs)
 {
     std::vector<tool_definition> out;
-    out.push_back({"gpu_properties",
-                   "Properties of the GPU the kernels run on: name, architecture, SM count, shared memory per "
-                   "block and per SM, registers, L2 size, memory bandwidth figures, clocks.",
-                   object_schema(json::object{}, json::array{})});
+    out.push_back(
+        {"gpu_properties",
+         "Properties of the GPU the kernels run on: name, architecture, SM count, shared memory per "
+         "block and per SM, registers, L2 size, memory bandwidth figures, clocks.",
+         object_schema(json::object{}, json::array{})});
     out.push_back(
         {"compile",
-         "Compile a kernel with NVRTC for the target GPU, without running it. Returns whether it compiled, the "
-         "compiler log (errors and warnings) and the resource usage of the entry: registers per thread, spill "
+         "Compile a kernel with NVRTC for the target GPU, without running it. Returns whether it compiled, "
+         "the "
+         "compiler log (errors and warnings) and the resource usage of the entry: registers per thread, "
+         "spill "
          "bytes, static shared memory, local memory. Use it to check a risky change before proposing it.",
          object_schema(
              json::object{
-                 {"kernel_source", json::object{{"type", "string"}, {"description", "Complete CUDA device code."}}},
-                 {"entry", json::object{{"type", "string"}, {"description", "The extern \"C\" __global__ function."}}},
+                 {"kernel_source",
+                  json::object{{"type", "string"}, {"description", "Complete CUDA device code."}}},
+                 {"entry",
+                  json::object{{"type", "string"}, {"description", "The extern \"C\" __global__ function."}}},
                  {"compile_options",
                   json::object{{"type", "array"}, {"items", json::object{{"type", "string"}}}}},
                  {"defines",
                   json::object{{"type", "array"},
-                               {"items", object_schema(json::object{{"name", json::object{{"type", "string"}}},
-                                                                    {"value", json::object{{"type", "integer"}}}},
-                                                       json::array{"name", "value"})}}}},
+                               {"items",
+                                object_schema(json::object{{"name", json::object{{"type", "string"}}},
+                                                           {"value", json::object{{"type", "integer"}}}},
+                                              json::array{"name", "value"})}}}},
              json::array{"kernel_source", "entry"})});
-    out.push_back({"history",
-                   "An earlier candidate of this search by id (e.g. \"c0007\"): its source, launch plan, defines, "
-                   "per-case median times and speedups, resource usage, or why it failed.",
-                   object_schema(json::object{{"id", json::object{{"type", "string"}}}}, json::array{"id"})});
+    out.push_back(
+        {"history",
+         "An earlier candidate of this search by id (e.g. \"c0007\"): its source, launch plan, defines, "
+         "per-case median times and speedups, resource usage, or why it failed.",
+         object_schema(json::object{{"id", json::object{{"type", "string"}}}}, json::array{"id"})});
     if (nvidia_docs)
-        out.push_back({"nvidia_docs",
-                       "NVIDIA guidance notes on CUDA optimization for Hopper (H100/H200). Call with topic \"index\" "
-                       "for the list of topics.",
-                       object_schema(json::object{{"topic", json::object{{"type", "string"}}}}, json::array{"topic"})});
+        out.push_back(
+            {"nvidia_docs",
+             "NVIDIA guidance notes on CUDA optimization for Hopper (H100/H200). Call with topic \"index\" "
+             "for the list of topics.",
+             object_schema(json::object{{"topic", json::object{{"type", "string"}}}}, json::array{"topic"})});
     return out;
 }
 
 json::object device_summary(const json::object& device)
 {
     json::object out;
-    for (const char* k : {"name", "arch", "compute_capability", "sm_count", "total_memory_bytes", "l2_bytes",
-                          "shared_memory_per_block_bytes", "shared_memory_per_block_optin_bytes",
-                          "shared_memory_per_sm_bytes", "registers_per_block", "registers_per_sm",
-                          "max_threads_per_block", "max_threads_per_sm", "warp_size", "clock_mhz",
-                          "memory_clock_mhz", "memory_bus_bits", "measured"})
+    for (const char* k : {"name",
+                          "arch",
+                          "compute_capability",
+                          "sm_count",
+                          "total_memory_bytes",
+                          "l2_bytes",
+                          "shared_memory_per_block_bytes",
+                          "shared_memory_per_block_optin_bytes",
+                          "shared_memory_per_sm_bytes",
+                          "registers_per_block",
+                          "registers_per_sm",
+                          "max_threads_per_block",
+                          "max_threads_per_sm",
+                          "warp_size",
+                          "clock_mhz",
+                          "memory_clock_mhz",
+                          "memory_bus_bits",
+                          "measured"})
         if (const auto* v = device.if_contains(k))
             out[k] = *v;
     return out;
 }
 
-json::object candidate_details(const evaluated_candidate& c, const std::map<std::string, double>& reference_us)
+json::object candidate_details(const evaluated_candidate& c,
+                               const std::map<std::string, double>& reference_us)
 {
     json::object cases;
     for (const auto& [name, us] : c.case_median_us)
@@ -113,7 +139,8 @@ json::object candidate_details(const evaluated_candidate& c, const std::map<std:
         out["cases"] = std::move(cases);
     }
     else
-        out["failure"] = json::object{{"kind", c.failure_kind}, {"message", log_excerpt(c.failure_message, 3000)}};
+        out["failure"] =
+            json::object{{"kind", c.failure_kind}, {"message", log_excerpt(c.failure_message, 3000)}};
     return out;
 }
 
@@ -131,7 +158,8 @@ std::string log_excerpt(const std::string& raw_log, std::size_t max_bytes)
         lines.push_back(l);
     std::vector<bool> taken(lines.size(), false);
     std::string out;
-    auto take = [&](std::size_t i) {
+    auto take = [&](std::size_t i)
+    {
         if (i >= lines.size() || taken[i] || out.size() + lines[i].size() + 1 > max_bytes)
             return;
         taken[i] = true;
@@ -145,7 +173,8 @@ std::string log_excerpt(const std::string& raw_log, std::size_t max_bytes)
         }
     for (std::size_t i = 0; i < lines.size(); ++i)
         take(i);
-    return out + "[log excerpt: " + std::to_string(out.size()) + " of " + std::to_string(log.size()) + " bytes]";
+    return out + "[log excerpt: " + std::to_string(out.size()) + " of " + std::to_string(log.size()) +
+           " bytes]";
 }
 
 fs::path default_guidance_dir()
@@ -190,7 +219,8 @@ boost::asio::awaitable<std::string> kernel_tools::execute(const tool_call& call)
         co_return error_result("the arguments of " + call.name + " must be a JSON object" +
                                (ec ? " (" + ec.message() + ")" : ""));
     const auto& a = args.get_object();
-    auto str = [&](const char* key) -> std::optional<std::string> {
+    auto str = [&](const char* key) -> std::optional<std::string>
+    {
         const auto* v = a.if_contains(key);
         if (v && v->is_string())
             return std::string(v->get_string());
@@ -213,8 +243,9 @@ boost::asio::awaitable<std::string> kernel_tools::execute(const tool_call& call)
         if (ctx_.history)
             for (const auto& c : *ctx_.history)
                 known += (known.empty() ? "" : ", ") + c.id;
-        co_return error_result("no evaluated candidate '" + *id + "'" +
-                               (known.empty() ? " (none has been evaluated yet)" : " (known: " + known + ")"));
+        co_return error_result(
+            "no evaluated candidate '" + *id + "'" +
+            (known.empty() ? " (none has been evaluated yet)" : " (known: " + known + ")"));
     }
 
     if (call.name == "compile")
@@ -269,9 +300,10 @@ boost::asio::awaitable<std::string> kernel_tools::execute(const tool_call& call)
         if (topic != "index")
             if (auto text = guidance_text(ctx_.guidance_dir, topic))
                 co_return json::serialize(json::object{{"topic", topic}, {"text", *text}});
-        co_return json::serialize(json::object{{"topics", std::move(list)},
-                                               {"note", topic == "index" ? "call again with one of these topics"
-                                                                         : "unknown topic '" + topic + "'"}});
+        co_return json::serialize(json::object{
+            {"topics", std::move(list)},
+            {"note",
+             topic == "index" ? "call again with one of these topics" : "unknown topic '" + topic + "'"}});
     }
     co_return error_result("unknown tool '" + call.name + "'");
 }

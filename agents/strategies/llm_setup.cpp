@@ -7,19 +7,30 @@
 #include "harness/core/error.hpp"
 #include "harness/core/secret_redaction.hpp"
 
-#include <CLI/CLI.hpp>
 #include <boost/json.hpp>
 
-namespace warpsmith {
+#include <CLI/CLI.hpp>
+
+namespace warpsmith
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 // --strategy is not among them: autotune takes it too (agents/providers/provider_registry.hpp).
-const char* const llm_flags[] = {"--model",       "--reasoning-effort",  "--base-url",    "--api-key-env",
-                                 "--insecure-local", "--price-table",    "--replay-from", "--no-stream",
-                                 "--structured-output", "--llm-timeout", "--max-tool-rounds",
+const char* const llm_flags[] = {"--model",
+                                 "--reasoning-effort",
+                                 "--base-url",
+                                 "--api-key-env",
+                                 "--insecure-local",
+                                 "--price-table",
+                                 "--replay-from",
+                                 "--no-stream",
+                                 "--structured-output",
+                                 "--llm-timeout",
+                                 "--max-tool-rounds",
                                  "--nvidia-research"};
 
 }  // namespace
@@ -32,34 +43,49 @@ bool is_llm_provider(std::string_view provider)
 void llm_options::add_to(CLI::App& cmd, const std::string& group)
 {
     cmd_ = &cmd;
-    cmd.add_option("--model", model, "Model name (openai: default gpt-5-mini; openai-chat: required)")->group(group);
-    cmd.add_option("--reasoning-effort", reasoning_effort,
+    cmd.add_option("--model", model, "Model name (openai: default gpt-5-mini; openai-chat: required)")
+        ->group(group);
+    cmd.add_option("--reasoning-effort",
+                   reasoning_effort,
                    "minimal, low, medium or high (openai: default medium; openai-chat: sent only when given)")
         ->group(group);
-    cmd.add_option("--base-url", base_url,
+    cmd.add_option("--base-url",
+                   base_url,
                    "API base URL (openai: default https://api.openai.com/v1; openai-chat: e.g. "
                    "http://127.0.0.1:8000/v1)")
         ->group(group);
-    cmd.add_option("--api-key-env", api_key_env,
+    cmd.add_option("--api-key-env",
+                   api_key_env,
                    "Environment variable holding the API key (default OPENAI_API_KEY; also read from ./.env)")
         ->group(group);
-    cmd.add_flag("--insecure-local", insecure_local,
+    cmd.add_flag("--insecure-local",
+                 insecure_local,
                  "Turn TLS verification off, only for a loopback --base-url (self-signed local servers)")
         ->group(group);
-    cmd.add_option("--price-table", price_table,
-                   "JSON price overrides {\"models\": {NAME: {\"input\", \"cached_input\", \"output\"}}} (USD per 1M "
-                   "tokens)")
+    cmd.add_option(
+           "--price-table",
+           price_table,
+           "JSON price overrides {\"models\": {NAME: {\"input\", \"cached_input\", \"output\"}}} (USD per 1M "
+           "tokens)")
         ->group(group);
-    cmd.add_option("--replay-from", replay_from, "--provider replay: the earlier run whose llm/ records are re-served")
+    cmd.add_option("--replay-from",
+                   replay_from,
+                   "--provider replay: the earlier run whose llm/ records are re-served")
         ->group(group);
-    cmd.add_flag("--no-stream", no_stream, "Ask for whole responses instead of streamed events")->group(group);
-    cmd.add_option("--structured-output", structured_output,
-                   "auto (JSON schema; openai-chat falls back to fenced blocks when refused), schema or fenced")
+    cmd.add_flag("--no-stream", no_stream, "Ask for whole responses instead of streamed events")
         ->group(group);
-    cmd.add_option("--llm-timeout", request_timeout_s, "Seconds per model request attempt (default 600)")->group(group);
-    cmd.add_option("--max-tool-rounds", max_tool_rounds, "Rounds of tool calls per proposal (default 4; 0: no tools)")
+    cmd.add_option(
+           "--structured-output",
+           structured_output,
+           "auto (JSON schema; openai-chat falls back to fenced blocks when refused), schema or fenced")
         ->group(group);
-    cmd.add_flag("--nvidia-research", nvidia_research,
+    cmd.add_option("--llm-timeout", request_timeout_s, "Seconds per model request attempt (default 600)")
+        ->group(group);
+    cmd.add_option(
+           "--max-tool-rounds", max_tool_rounds, "Rounds of tool calls per proposal (default 4; 0: no tools)")
+        ->group(group);
+    cmd.add_flag("--nvidia-research",
+                 nvidia_research,
                  "Offer the nvidia_docs tool (the guidance notes in docs/guidance/)")
         ->group(group);
 }
@@ -80,15 +106,18 @@ void llm_options::check() const
     if (!is_llm_provider(provider))
     {
         if (auto given = given_llm_flags(); !given.empty())
-            throw user_error(given.front() + " is an option of the model providers (--provider openai, openai-chat or "
-                                             "replay), not of --provider " + provider);
+            throw user_error(given.front() +
+                             " is an option of the model providers (--provider openai, openai-chat or "
+                             "replay), not of --provider " +
+                             provider);
         return;
     }
     if (strategy != "refine" && strategy != "beam" && strategy != "evolve")
         throw user_error("--strategy " + strategy + ": unknown strategy (refine, beam, evolve)");
     if (!reasoning_effort.empty() && reasoning_effort != "minimal" && reasoning_effort != "low" &&
         reasoning_effort != "medium" && reasoning_effort != "high" && reasoning_effort != "none")
-        throw user_error("--reasoning-effort " + reasoning_effort + ": expected minimal, low, medium or high");
+        throw user_error("--reasoning-effort " + reasoning_effort +
+                         ": expected minimal, low, medium or high");
     if (structured_output != "auto" && structured_output != "schema" && structured_output != "fenced")
         throw user_error("--structured-output " + structured_output + ": expected auto, schema or fenced");
     if (request_timeout_s <= 0)
@@ -98,7 +127,8 @@ void llm_options::check() const
     if (provider == "replay")
     {
         if (replay_from.empty())
-            throw user_error("--provider replay needs --replay-from RUN (an earlier run directory with llm/ records)");
+            throw user_error(
+                "--provider replay needs --replay-from RUN (an earlier run directory with llm/ records)");
         return;
     }
     if (!replay_from.empty())
@@ -106,7 +136,8 @@ void llm_options::check() const
     if (provider == "openai-chat")
     {
         if (base_url.empty())
-            throw user_error("--provider openai-chat needs --base-url (e.g. http://127.0.0.1:8000/v1 for vLLM)");
+            throw user_error(
+                "--provider openai-chat needs --base-url (e.g. http://127.0.0.1:8000/v1 for vLLM)");
         if (model.empty())
             throw user_error("--provider openai-chat needs --model (the name the server knows the model by)");
     }
@@ -135,10 +166,12 @@ json::object llm_options::to_json() const
                         {"strategy", strategy},
                         {"api_key_env", api_key_env},
                         {"insecure_local", insecure_local},
-                        {"price_table", price_table.empty() ? json::value(nullptr)
-                                                            : json::value(std::filesystem::absolute(price_table).string())},
-                        {"replay_from", replay_from.empty() ? json::value(nullptr)
-                                                            : json::value(std::filesystem::absolute(replay_from).string())},
+                        {"price_table",
+                         price_table.empty() ? json::value(nullptr)
+                                             : json::value(std::filesystem::absolute(price_table).string())},
+                        {"replay_from",
+                         replay_from.empty() ? json::value(nullptr)
+                                             : json::value(std::filesystem::absolute(replay_from).string())},
                         {"stream", !no_stream},
                         {"structured_output", structured_output},
                         {"request_timeout_s", request_timeout_s},
@@ -154,7 +187,8 @@ llm_options llm_options::from_json(const json::value& v, std::string_view origin
         throw user_error(std::string(origin) + ": config.llm must be an object");
     const auto& o = v.get_object();
     llm_options out;
-    auto str = [&](const char* k, std::string& dst) {
+    auto str = [&](const char* k, std::string& dst)
+    {
         if (const auto* x = o.if_contains(k); x && x->is_string())
             dst = std::string(x->get_string());
     };
@@ -189,8 +223,9 @@ model_client_bundle make_model_client(const llm_options& o, boost::asio::any_io_
     o.check();
     model_client_bundle b;
     b.redact = std::make_shared<llm::redactor>();
-    auto prices = std::make_shared<llm::price_table>(
-        o.price_table.empty() ? llm::price_table::defaults() : llm::price_table::with_overrides(o.price_table));
+    auto prices = std::make_shared<llm::price_table>(o.price_table.empty()
+                                                         ? llm::price_table::defaults()
+                                                         : llm::price_table::with_overrides(o.price_table));
     b.prices = prices;
     if (o.provider == "replay")
     {
@@ -236,7 +271,9 @@ model_client_bundle make_model_client(const llm_options& o, boost::asio::any_io_
     return b;
 }
 
-std::unique_ptr<llm_strategy> make_llm_strategy(const llm_options& o, const model_client_bundle& b, const workload& w)
+std::unique_ptr<llm_strategy> make_llm_strategy(const llm_options& o,
+                                                const model_client_bundle& b,
+                                                const workload& w)
 {
     llm_strategy_options so;
     so.kind = o.strategy;

@@ -19,23 +19,25 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 
-#include <CLI/CLI.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/json.hpp>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <sstream>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace asio = boost::asio;
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
-namespace {
+namespace
+{
 
 /// The flags; those optimize shares with tune (evaluation, output, the search's shape) are in
 /// search_session_args.
@@ -70,18 +72,23 @@ std::string config_value_text(const json::value& v, const std::string& origin, c
 {
     switch (v.kind())
     {
-    case json::kind::string: return std::string(v.get_string());
-    case json::kind::bool_: return v.get_bool() ? "true" : "false";
-    case json::kind::int64: return std::to_string(v.get_int64());
-    case json::kind::uint64: return std::to_string(v.get_uint64());
-    case json::kind::double_:
-    {
-        std::ostringstream s;
-        s.precision(17);
-        s << v.get_double();
-        return s.str();
-    }
-    default: throw user_error(origin + ": '" + key + "' must be a string, number or boolean");
+        case json::kind::string:
+            return std::string(v.get_string());
+        case json::kind::bool_:
+            return v.get_bool() ? "true" : "false";
+        case json::kind::int64:
+            return std::to_string(v.get_int64());
+        case json::kind::uint64:
+            return std::to_string(v.get_uint64());
+        case json::kind::double_:
+        {
+            std::ostringstream s;
+            s.precision(17);
+            s << v.get_double();
+            return s.str();
+        }
+        default:
+            throw user_error(origin + ": '" + key + "' must be a string, number or boolean");
     }
 }
 
@@ -90,7 +97,8 @@ void apply_config(optimize_args& a)
     const auto origin = a.config;
     const auto v = read_json_file(a.config);
     if (!v.is_object())
-        throw user_error(origin + ": must be a JSON object whose keys are optimize flags (e.g. \"max-iterations\")");
+        throw user_error(origin +
+                         ": must be a JSON object whose keys are optimize flags (e.g. \"max-iterations\")");
     for (const auto& kv : v.get_object())
     {
         std::string key(kv.key());
@@ -99,7 +107,8 @@ void apply_config(optimize_args& a)
             throw user_error(origin + ": 'config' cannot name another config file");
         CLI::Option* opt = a.cmd->get_option_no_throw("--" + key);
         if (!opt)
-            throw user_error(origin + ": unknown key '" + std::string(kv.key()) + "' (keys are optimize flags)");
+            throw user_error(origin + ": unknown key '" + std::string(kv.key()) +
+                             "' (keys are optimize flags)");
         if (opt->count() > 0)
             continue;  // the command line wins
         try
@@ -129,7 +138,8 @@ json::object read_object(const std::string& path, const char* what)
 }
 
 /// The workload JSON as used, and the supplied reference source when --reference was given.
-std::pair<workload, std::optional<std::string>> assemble_workload(const optimize_args& a, const infer_hook& infer)
+std::pair<workload, std::optional<std::string>> assemble_workload(const optimize_args& a,
+                                                                  const infer_hook& infer)
 {
     json::object wj;
     fs::path dir = fs::current_path();
@@ -161,10 +171,12 @@ std::pair<workload, std::optional<std::string>> assemble_workload(const optimize
     else if (!a.description.empty() && is_llm_provider(a.provider))
         origin = "the workload inferred from --description";
     else if (!a.description.empty())
-        throw user_error("inferring a workload from --description requires a model provider (--provider openai, "
-                         "openai-chat or replay); give --workload DIR (or --signature, --input-cases and --reference)");
+        throw user_error(
+            "inferring a workload from --description requires a model provider (--provider openai, "
+            "openai-chat or replay); give --workload DIR (or --signature, --input-cases and --reference)");
     else
-        throw user_error("nothing to optimize: give --workload DIR (or --signature, --input-cases and --reference)");
+        throw user_error(
+            "nothing to optimize: give --workload DIR (or --signature, --input-cases and --reference)");
 
     if (!a.input_cases.empty())
     {
@@ -172,7 +184,8 @@ std::pair<workload, std::optional<std::string>> assemble_workload(const optimize
         if (cv.is_object() && cv.as_object().contains("cases"))
             cv = cv.as_object().at("cases");
         if (!cv.is_array())
-            throw user_error(a.input_cases + ": --input-cases must be a JSON array of cases or {\"cases\": [...]}");
+            throw user_error(a.input_cases +
+                             ": --input-cases must be a JSON array of cases or {\"cases\": [...]}");
         wj["cases"] = std::move(cv);
         dir = fs::absolute(a.input_cases).parent_path();
     }
@@ -209,9 +222,11 @@ std::pair<workload, std::optional<std::string>> assemble_workload(const optimize
     if (!wj.contains("name"))
         wj["name"] = "workload";
     if (!wj.contains("launch"))
-        throw user_error(origin + ": the workload has no launch plan ('launch'); give it in the --signature file");
+        throw user_error(origin +
+                         ": the workload has no launch plan ('launch'); give it in the --signature file");
     if (!wj.contains("reference") && !wj.contains("reference_source"))
-        throw user_error("no reference kernel: give --reference FILE.cu (inferring one needs a model provider)");
+        throw user_error(
+            "no reference kernel: give --reference FILE.cu (inferring one needs a model provider)");
     if (!wj.contains("cases"))
         throw user_error("no cases: give --input-cases FILE.json (inferring them needs a model provider)");
     return {workload::from_json(wj, dir, origin), supplied};
@@ -235,13 +250,14 @@ std::string final_table(const json::object& s, const fs::path& run_path, const j
 {
     std::string out;
     const auto& c = s.at("candidates").as_object();
-    out += "run " + run_path.string() + ": " + std::string(s.at("status").as_string()) + " (" +
-           std::string(s.at("stop_reason").as_string()) + "), " + std::to_string(c.at("proposed").as_int64()) +
-           " candidates (" + std::to_string(c.at("valid").as_int64()) + " valid, " +
-           std::to_string(c.at("invalid").as_int64()) + " invalid" +
-           (c.at("pending").as_int64() ? ", " + std::to_string(c.at("pending").as_int64()) + " pending" : "") +
-           "), " + fmt("%.1f s", num(s.if_contains("wall_seconds"))) + ", GPU busy " +
-           fmt("%.0f%%", 100 * num(s.if_contains("gpu_busy_fraction"))) + "\n";
+    out +=
+        "run " + run_path.string() + ": " + std::string(s.at("status").as_string()) + " (" +
+        std::string(s.at("stop_reason").as_string()) + "), " + std::to_string(c.at("proposed").as_int64()) +
+        " candidates (" + std::to_string(c.at("valid").as_int64()) + " valid, " +
+        std::to_string(c.at("invalid").as_int64()) + " invalid" +
+        (c.at("pending").as_int64() ? ", " + std::to_string(c.at("pending").as_int64()) + " pending" : "") +
+        "), " + fmt("%.1f s", num(s.if_contains("wall_seconds"))) + ", GPU busy " +
+        fmt("%.0f%%", 100 * num(s.if_contains("gpu_busy_fraction"))) + "\n";
 
     // Confirmation numbers per key, when there are any.
     std::map<std::string, const json::object*> confirmed;
@@ -250,16 +266,28 @@ std::string final_table(const json::object& s, const fs::path& run_path, const j
             confirmed[std::string(x.at("key").as_string())] = &x.as_object();
 
     char line[256];
-    std::snprintf(line, sizeof line, "  %-10s %12s %10s %10s %14s\n", "", "score (us)", "vs ref", "vs initial",
+    std::snprintf(line,
+                  sizeof line,
+                  "  %-10s %12s %10s %10s %14s\n",
+                  "",
+                  "score (us)",
+                  "vs ref",
+                  "vs initial",
                   "confirmed (us)");
     out += line;
-    auto row = [&](const std::string& key, double score, double vs_ref, double vs_init, bool best) {
+    auto row = [&](const std::string& key, double score, double vs_ref, double vs_init, bool best)
+    {
         std::string conf = "-";
         if (auto it = confirmed.find(key); it != confirmed.end())
             conf = fmt("%.2f", num(it->second->if_contains("score_us")));
-        std::snprintf(line, sizeof line, "  %-10s %12s %10s %10s %14s\n", (key + (best ? " *" : "")).c_str(),
-                      score > 0 ? fmt("%.2f", score).c_str() : "-", vs_ref > 0 ? fmt("%.2fx", vs_ref).c_str() : "-",
-                      vs_init > 0 ? fmt("%.2fx", vs_init).c_str() : "-", conf.c_str());
+        std::snprintf(line,
+                      sizeof line,
+                      "  %-10s %12s %10s %10s %14s\n",
+                      (key + (best ? " *" : "")).c_str(),
+                      score > 0 ? fmt("%.2f", score).c_str() : "-",
+                      vs_ref > 0 ? fmt("%.2fx", vs_ref).c_str() : "-",
+                      vs_init > 0 ? fmt("%.2fx", vs_init).c_str() : "-",
+                      conf.c_str());
         out += line;
     };
     std::string winner;
@@ -284,14 +312,20 @@ std::string final_table(const json::object& s, const fs::path& run_path, const j
         for (const auto& r : h->at("candidates").as_array())
             if (r.at("status").as_string() == "valid")
                 valid.push_back(&r.as_object());
-    std::sort(valid.begin(), valid.end(), [](auto* x, auto* y) {
-        return num(x->if_contains("speedup_vs_reference")) > num(y->if_contains("speedup_vs_reference"));
-    });
+    std::sort(valid.begin(),
+              valid.end(),
+              [](auto* x, auto* y) {
+                  return num(x->if_contains("speedup_vs_reference")) >
+                         num(y->if_contains("speedup_vs_reference"));
+              });
     for (std::size_t i = 0; i < valid.size() && i < 5; ++i)
     {
         const auto id = std::string(valid[i]->at("id").as_string());
-        row(id, num(valid[i]->if_contains("score_us")), num(valid[i]->if_contains("speedup_vs_reference")),
-            num(valid[i]->if_contains("speedup_vs_initial")), id == winner);
+        row(id,
+            num(valid[i]->if_contains("score_us")),
+            num(valid[i]->if_contains("speedup_vs_reference")),
+            num(valid[i]->if_contains("speedup_vs_initial")),
+            id == winner);
     }
     if (!winner.empty())
     {
@@ -299,9 +333,11 @@ std::string final_table(const json::object& s, const fs::path& run_path, const j
         out += "best: " + winner + " -> " + (run_path / "best.cu").string() + " (decided by " +
                std::string(b.at("decided_by").as_string()) + ")\n";
         if (const auto* d = s.at("confirmation").as_object().if_contains("max_abs_rel_diff_vs_search"))
-            out += "confirmation vs search timings: up to " + fmt("%.1f%%", 100 * num(d)) + " apart (mean " +
-                   fmt("%.1f%%", 100 * num(s.at("confirmation").as_object().if_contains("mean_abs_rel_diff_vs_search"))) +
-                   ")\n";
+            out +=
+                "confirmation vs search timings: up to " + fmt("%.1f%%", 100 * num(d)) + " apart (mean " +
+                fmt("%.1f%%",
+                    100 * num(s.at("confirmation").as_object().if_contains("mean_abs_rel_diff_vs_search"))) +
+                ")\n";
     }
     else
         out += "no valid kernel\n";
@@ -396,7 +432,10 @@ budget_limits budgets_from(const optimize_args& a, budget_limits base)
 /// --description with a model provider: claims the run directory (so the exchanges are kept in
 /// llm/ whatever happens), asks the model for the missing parts, and checks them on a compile pool
 /// and one GPU worker before the search (agents/llm/inference.hpp).
-json::object infer_workload_parts(const optimize_args& a, optimize_plan& p, json::object given, const fs::path& dir)
+json::object infer_workload_parts(const optimize_args& a,
+                                  optimize_plan& p,
+                                  json::object given,
+                                  const fs::path& dir)
 {
     asio::io_context ioc;
     const auto llm = p.provider.model_options();
@@ -414,29 +453,29 @@ json::object infer_workload_parts(const optimize_args& a, optimize_plan& p, json
     settings.reasoning_effort = llm.effective_reasoning_effort();
     const auto limits = budgets_from(a, budget_limits{});
     token_usage used;
-    llm::usage_reporter report = [&](const token_usage& u) {
+    llm::usage_reporter report = [&](const token_usage& u)
+    {
         used += u;
         return !(limits.tokens && budget_tracker::counted_tokens(used) >= *limits.tokens) &&
                !(limits.cost_usd && used.cost_usd >= *limits.cost_usd);
     };
     const auto hidden_seed = a.hidden_seed();
-    llm::compile_function compile = [&pool](compile_request r) -> asio::awaitable<compile_output> {
-        co_return co_await pool.compile(std::move(r));
-    };
-    llm::load_function load = [&gpu, hidden_seed](const workload& w) -> asio::awaitable<json::object> {
-        co_return co_await gpu.load(w, hidden_seed);
-    };
+    llm::compile_function compile = [&pool](compile_request r) -> asio::awaitable<compile_output>
+    { co_return co_await pool.compile(std::move(r)); };
+    llm::load_function load = [&gpu, hidden_seed](const workload& w) -> asio::awaitable<json::object>
+    { co_return co_await gpu.load(w, hidden_seed); };
     std::optional<llm::inference_result> result;
     std::exception_ptr error;
-    auto body = [&]() -> asio::awaitable<void> {
+    auto body = [&]() -> asio::awaitable<void>
+    {
         try
         {
             const auto hello = co_await gpu.start();
             if (const auto* d = hello.if_contains("device"); d && d->is_object())
                 if (const auto* arch = d->get_object().if_contains("arch"); arch && arch->is_string())
                     settings.arch = std::string(arch->get_string());
-            result = co_await llm::infer_workload(*bundle.client, std::move(request), compile, load, report, &records,
-                                                  settings);
+            result = co_await llm::infer_workload(
+                *bundle.client, std::move(request), compile, load, report, &records, settings);
         }
         catch (...)
         {
@@ -455,12 +494,13 @@ json::object infer_workload_parts(const optimize_args& a, optimize_plan& p, json
     json::array recs;
     for (const auto& r : result->records)
         recs.emplace_back(r);
-    p.run->write_json("workload/inference.json", json::object{{"description", a.description},
-                                                               {"inferred", std::move(inferred)},
-                                                               {"attempts", result->attempts},
-                                                               {"checks", result->checks},
-                                                               {"llm_records", std::move(recs)},
-                                                               {"usage", to_json(result->usage)}});
+    p.run->write_json("workload/inference.json",
+                      json::object{{"description", a.description},
+                                   {"inferred", std::move(inferred)},
+                                   {"attempts", result->attempts},
+                                   {"checks", result->checks},
+                                   {"llm_records", std::move(recs)},
+                                   {"usage", to_json(result->usage)}});
     return std::move(result->workload_json);
 }
 
@@ -504,14 +544,13 @@ optimize_plan prepare(const optimize_args& a)
     }
 
     p.provider = provider_from(a);
-    infer_hook infer = [&](json::object given, const fs::path& dir) {
-        return infer_workload_parts(a, p, std::move(given), dir);
-    };
+    infer_hook infer = [&](json::object given, const fs::path& dir)
+    { return infer_workload_parts(a, p, std::move(given), dir); };
     auto [w, supplied] = assemble_workload(a, infer);
     p.work = std::move(w);
     start_search(p.search, a);
-    const bool any_budget = a.given("--max-iterations") || a.given("--max-candidates") || a.given("--max-wall-time") ||
-                            a.given("--max-tokens") || a.given("--max-cost");
+    const bool any_budget = a.given("--max-iterations") || a.given("--max-candidates") ||
+                            a.given("--max-wall-time") || a.given("--max-tokens") || a.given("--max-cost");
     p.search.budgets = budgets_from(a, budget_limits{});
     if (!any_budget)
         p.search.budgets.iterations = a.max_iterations;  // the documented default
@@ -558,12 +597,14 @@ asio::awaitable<int> optimize_main(asio::io_context& ioc,
     executor_backend backend(ioc, p->backend);
     session_hooks hooks;
     hooks.title = "run";
-    hooks.complete_summary = [&](const search_engine&, json::object& summary) {
+    hooks.complete_summary = [&](const search_engine&, json::object& summary)
+    {
         // How far the best is from the physical limit, with the ceilings measured at start.
         if (auto roofline = best_roofline(p->work, backend.device_info(0), summary); !roofline.is_null())
             summary["roofline"] = std::move(roofline);
     };
-    hooks.final_table = [&](const json::object& summary) {
+    hooks.final_table = [&](const json::object& summary)
+    {
         json::value history = nullptr;
         try
         {
@@ -577,7 +618,8 @@ asio::awaitable<int> optimize_main(asio::io_context& ioc,
     const auto res = co_await run_session(ioc, *p, backend, *built.strat, json_progress, *interrupt, hooks);
     if (built.fatal_error)
         if (const auto fatal = built.fatal_error())
-            throw user_error(*fatal + " (the run directory keeps what was done: " + p->run->path().string() + ")");
+            throw user_error(*fatal + " (the run directory keeps what was done: " + p->run->path().string() +
+                             ")");
     co_return session_exit_code(res, *p->run, "search");
 }
 
@@ -590,9 +632,8 @@ int run_optimize(std::shared_ptr<optimize_args> args)
         std::fflush(stdout);
     auto interrupt = search_interrupt("proposals");
     const bool json_progress = args->json_progress;
-    auto body = [plan, json_progress, &interrupt](asio::io_context& ioc) {
-        return optimize_main(ioc, plan, json_progress, &interrupt);
-    };
+    auto body = [plan, json_progress, &interrupt](asio::io_context& ioc)
+    { return optimize_main(ioc, plan, json_progress, &interrupt); };
     return run_async(body, &interrupt);
 }
 
@@ -647,45 +688,60 @@ void add_optimize_command(CLI::App& app)
     const auto non_negative = number_check(0, false);
     CLI::App* cmd = app.add_subcommand("optimize", "Search for the fastest valid kernel of a workload");
     const char* workload_group = "Workload";
-    cmd->add_option("--workload", a->workload, "Workload directory or workload.json (docs/workload-format.md)")
+    cmd->add_option(
+           "--workload", a->workload, "Workload directory or workload.json (docs/workload-format.md)")
         ->group(workload_group);
-    cmd->add_option("--description", a->description,
-                    "What the kernel computes; with a model provider, the missing parts (signature, cases, reference, "
-                    "initial kernel) are inferred from it and checked before the search")
+    cmd->add_option(
+           "--description",
+           a->description,
+           "What the kernel computes; with a model provider, the missing parts (signature, cases, reference, "
+           "initial kernel) are inferred from it and checked before the search")
         ->group(workload_group);
-    cmd->add_option("--signature", a->signature,
+    cmd->add_option("--signature",
+                    a->signature,
                     "Signature JSON ({\"entry\", \"params\"} plus \"launch\"), or a partial workload.json")
         ->group(workload_group);
-    cmd->add_option("--reference", a->reference, "Reference kernel .cu (kept as workload/supplied-reference.cu)")
+    cmd->add_option(
+           "--reference", a->reference, "Reference kernel .cu (kept as workload/supplied-reference.cu)")
         ->group(workload_group);
-    cmd->add_option("--initial-kernel", a->initial_kernel,
-                    "Initial kernel .cu, e.g. an earlier run's best.cu (its <stem>.json gives entry and launch)")
+    cmd->add_option(
+           "--initial-kernel",
+           a->initial_kernel,
+           "Initial kernel .cu, e.g. an earlier run's best.cu (its <stem>.json gives entry and launch)")
         ->group(workload_group);
-    cmd->add_option("--input-cases", a->input_cases, "Cases JSON (an array or {\"cases\": [...]}, e.g. cases.json)")
+    cmd->add_option(
+           "--input-cases", a->input_cases, "Cases JSON (an array or {\"cases\": [...]}, e.g. cases.json)")
         ->group(workload_group);
 
     const char* search_group = "Search";
     cmd->add_option("--provider", a->provider, provider_help())->group(search_group);
-    cmd->add_option("--strategy", a->strategy,
-                    "Model providers: how branches pick parents, refine (default), beam or evolve. autotune: grid, "
-                    "random, local, anneal (default) or genetic")
+    cmd->add_option(
+           "--strategy",
+           a->strategy,
+           "Model providers: how branches pick parents, refine (default), beam or evolve. autotune: grid, "
+           "random, local, anneal (default) or genetic")
         ->group(search_group);
-    cmd->add_option("--candidates", a->candidates, "Scripted provider: directory of .cu files (+ optional .json)")
+    cmd->add_option(
+           "--candidates", a->candidates, "Scripted provider: directory of .cu files (+ optional .json)")
         ->group(search_group);
-    cmd->add_option("--scripted-latency-ms", a->scripted_latency_ms,
+    cmd->add_option("--scripted-latency-ms",
+                    a->scripted_latency_ms,
                     "Scripted provider: simulated model latency per proposal (default 0)")
         ->check(non_negative)
         ->group(search_group);
-    cmd->add_option("--max-iterations", a->max_iterations, "Iterations (rounds per branch); default 5 without budgets")
+    cmd->add_option(
+           "--max-iterations", a->max_iterations, "Iterations (rounds per branch); default 5 without budgets")
         ->check(number_check(1, false))
         ->group(search_group);
     cmd->add_option("--branches", a->branches, "Branches proposing concurrently each iteration (default 1)")
         ->check(number_check(1, false))
         ->group(search_group);
-    cmd->add_option("--async", a->async, "N proposals in flight without iteration barriers (instead of --branches)")
+    cmd->add_option(
+           "--async", a->async, "N proposals in flight without iteration barriers (instead of --branches)")
         ->check(number_check(1, false))
         ->group(search_group);
-    cmd->add_option("--max-repairs", a->max_repairs,
+    cmd->add_option("--max-repairs",
+                    a->max_repairs,
                     "Consecutive repair requests for a branch's invalid candidates (default 2; autotune: 0)")
         ->check(non_negative)
         ->group(search_group);
@@ -707,9 +763,11 @@ void add_optimize_command(CLI::App& app)
         ->check(non_negative)
         ->group(budget_group);
 
-    a->add_evaluation_flags(*cmd, "Evaluation",
-                            "Candidates re-timed interleaved with the initial kernel and reference at the end "
-                            "(default 3)");
+    a->add_evaluation_flags(
+        *cmd,
+        "Evaluation",
+        "Candidates re-timed interleaved with the initial kernel and reference at the end "
+        "(default 3)");
     const char* out_group = "Output";
     a->add_output_flags(*cmd, out_group);
     cmd->add_option("--config", a->config, "JSON file mirroring these flags (\"max-iterations\": 7, ...)")

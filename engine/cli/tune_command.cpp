@@ -185,7 +185,6 @@ private:
     int hits_ = 0, misses_ = 0, stores_ = 0;
 };
 
-
 // ---- the plan: everything checked before a worker starts ----
 
 struct tune_plan : session_plan
@@ -340,8 +339,8 @@ std::string final_table(const json::object& s,
            std::to_string(c.at("evaluated").as_int64()) + " evaluated (" +
            std::to_string(c.at("valid").as_int64()) + " valid), " +
            std::to_string(tune.at("pruned").at("count").to_number<std::int64_t>()) +
-           " pruned after compile, " + fmt("%.1f s", number_at(&s, "wall_seconds").value_or(0)) + ", GPU busy " +
-           fmt("%.0f%%", 100 * number_at(&s, "gpu_busy_fraction").value_or(0)) + "\n";
+           " pruned after compile, " + fmt("%.1f s", number_at(&s, "wall_seconds").value_or(0)) +
+           ", GPU busy " + fmt("%.0f%%", 100 * number_at(&s, "gpu_busy_fraction").value_or(0)) + "\n";
     if (const auto* space = object_at(&tune, "space"))
         out += "space: " + autotune::space_stats::from_json(*space).describe() + "\n";
     if (const auto* cache = object_at(&tune, "eval_cache"); cache && cache->at("enabled").as_bool())
@@ -383,9 +382,10 @@ public:
         const auto kind = ev.at("event").as_string();
         std::string line;
         if (kind == "tune_space")
-            line = "search space: " + autotune::space_stats::from_json(ev.at("space").as_object()).describe() +
-                   " (strategy " + std::string(ev.at("strategy").as_string()) + ", seed " +
-                   std::to_string(ev.at("seed").to_number<std::uint64_t>()) + ")";
+            line =
+                "search space: " + autotune::space_stats::from_json(ev.at("space").as_object()).describe() +
+                " (strategy " + std::string(ev.at("strategy").as_string()) + ", seed " +
+                std::to_string(ev.at("seed").to_number<std::uint64_t>()) + ")";
         else if (kind == "tune_pruned")
         {
             std::string point;
@@ -463,7 +463,8 @@ int run_tune(std::shared_ptr<tune_args> args)
 {
     auto plan = std::make_shared<tune_plan>(prepare(*args));
     auto interrupt = search_interrupt("points");
-    auto body = [args, plan, &interrupt](asio::io_context& ioc) { return tune_main(ioc, args, plan, &interrupt); };
+    auto body = [args, plan, &interrupt](asio::io_context& ioc)
+    { return tune_main(ioc, args, plan, &interrupt); };
     return run_async(body, &interrupt);
 }
 

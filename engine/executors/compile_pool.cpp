@@ -19,13 +19,15 @@
 #include <thread>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace asio = boost::asio;
 namespace json = boost::json;
 using namespace std::chrono_literals;
 
-namespace {
+namespace
+{
 
 int resolve_workers(int requested)
 {
@@ -68,7 +70,10 @@ compile_output failed_output(const compile_request& request, std::string error)
 struct compile_pool::impl
 {
     impl(asio::io_context& io, worker_launch l, compile_pool_options o)
-        : ioc(io), launch(std::move(l)), opts(std::move(o)), n(resolve_workers(opts.workers)),
+        : ioc(io),
+          launch(std::move(l)),
+          opts(std::move(o)),
+          n(resolve_workers(opts.workers)),
           slots(io.get_executor(), n)
     {
         cache_dir = opts.cache_dir ? std::filesystem::path(*opts.cache_dir) : compile_cache::default_dir();
@@ -140,7 +145,8 @@ struct compile_pool::impl
     asio::awaitable<compile_output> compile_in_process(compile_request request)
     {
         const nvrtc_compiler* c = &*compiler;
-        auto job = [c, r = std::move(request)]() -> asio::awaitable<compile_output> { co_return c->compile(r); };
+        auto job = [c, r = std::move(request)]() -> asio::awaitable<compile_output>
+        { co_return c->compile(r); };
         co_return co_await asio::co_spawn(pool->get_executor(), std::move(job), asio::use_awaitable);
     }
 
@@ -162,7 +168,8 @@ struct compile_pool::impl
         {
             if (w && !w->running())
             {
-                log(log_level::warn, label + ": compile worker gone (" + w->exit_description() + "); restarting");
+                log(log_level::warn,
+                    label + ": compile worker gone (" + w->exit_description() + "); restarting");
                 w.reset();
             }
             if (!w)
@@ -202,14 +209,16 @@ struct compile_pool::impl
                 // A compile that ran out of time would run out of time again; a crash may have
                 // been the worker's (or NVRTC's) bad luck, so that one is retried once.
                 if (timed_out)
-                    co_return failed_output(request, "compile did not finish within " +
-                                                         std::to_string(opts.compile_deadline.count()) + " ms");
+                    co_return failed_output(request,
+                                            "compile did not finish within " +
+                                                std::to_string(opts.compile_deadline.count()) + " ms");
                 if (attempt == 0)
                 {
                     last_failure.clear();
                     continue;
                 }
-                co_return failed_output(request, "the compile worker died twice on this kernel: " + last_failure);
+                co_return failed_output(request,
+                                        "the compile worker died twice on this kernel: " + last_failure);
             }
             if (!resp.at("ok").as_bool())
             {

@@ -25,13 +25,14 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct compile_pool_options
 {
-    int workers = 0;                         ///< 0: number of hardware threads.
-    bool in_process = false;                 ///< Threads + one nvrtc_compiler instead of processes.
-    std::optional<std::string> cache_dir;    ///< Default: compile_cache::default_dir().
+    int workers = 0;                       ///< 0: number of hardware threads.
+    bool in_process = false;               ///< Threads + one nvrtc_compiler instead of processes.
+    std::optional<std::string> cache_dir;  ///< Default: compile_cache::default_dir().
     bool use_cache = true;
     std::chrono::milliseconds compile_deadline{300000};  ///< Per compile (process mode): then killed.
     std::chrono::milliseconds start_deadline{60000};     ///< Compile worker start + hello.

@@ -29,14 +29,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace asio = boost::asio;
 namespace bp = boost::process::v2;
 namespace json = boost::json;
 using namespace std::chrono_literals;
 
-namespace {
+namespace
+{
 
 /// A protocol line may carry an evaluation result for many cases, but never more than this; a child
 /// that writes megabytes without a newline is broken, and we stop buffering.
@@ -155,7 +157,8 @@ asio::awaitable<void> read_stderr(std::shared_ptr<stderr_state> s)
     line_framer framer(max_stderr_line, line_framer::overflow_policy::truncate);
     for (;;)
     {
-        auto [ec, n] = co_await s->pipe.async_read_some(asio::buffer(buf), asio::as_tuple(asio::use_awaitable));
+        auto [ec, n] =
+            co_await s->pipe.async_read_some(asio::buffer(buf), asio::as_tuple(asio::use_awaitable));
         if (ec)
             break;
         framer.feed(std::string_view(buf.data(), n));
@@ -331,7 +334,8 @@ struct worker_process::impl
         if (!gone)
             co_await kill_and_reap();
         co_await drain_stderr();
-        std::string what = label + ": worker exited (" + describe_exit() + ") during '" + std::string(during) + "'";
+        std::string what =
+            label + ": worker exited (" + describe_exit() + ") during '" + std::string(during) + "'";
         if (auto last = last_stderr_line(); !last.empty())
             what += ": " + excerpt(last, 200);
         log(log_level::warn, what);
@@ -343,15 +347,15 @@ struct worker_process::impl
         boost::system::error_code ec;
         json::value v = json::parse(line, ec);
         if (ec || !v.is_object())
-            throw make_error(errc::worker_protocol, label + ": '" + std::string(op) +
-                                                        "' answered with a line that is not a JSON object: " +
-                                                        excerpt(line));
+            throw make_error(errc::worker_protocol,
+                             label + ": '" + std::string(op) +
+                                 "' answered with a line that is not a JSON object: " + excerpt(line));
         auto& o = v.as_object();
         const json::value* rid = o.if_contains("id");
         if (!rid || !rid->is_int64() || rid->get_int64() != id)
-            throw make_error(errc::worker_protocol, label + ": response id does not match request " +
-                                                        std::to_string(id) + " ('" + std::string(op) +
-                                                        "'): " + excerpt(line));
+            throw make_error(errc::worker_protocol,
+                             label + ": response id does not match request " + std::to_string(id) + " ('" +
+                                 std::string(op) + "'): " + excerpt(line));
         const json::value* okv = o.if_contains("ok");
         if (!okv || !okv->is_bool())
             throw make_error(errc::worker_protocol,
@@ -362,7 +366,8 @@ struct worker_process::impl
     /// Writes one request line and reads its response line. Throws like request().
     asio::awaitable<json::object> exchange(std::string line, std::int64_t id, std::string op)
     {
-        auto [wec, wn] = co_await asio::async_write(in, asio::buffer(line), asio::as_tuple(asio::use_awaitable));
+        auto [wec, wn] =
+            co_await asio::async_write(in, asio::buffer(line), asio::as_tuple(asio::use_awaitable));
         (void)wn;
         if (wec == asio::error::operation_aborted)
             throw std::system_error(std::error_code(wec), label + ": '" + op + "' cancelled");
@@ -380,14 +385,16 @@ struct worker_process::impl
                 co_return check_response(*resp, id, op);
             }
             if (framer.overflowed())
-                throw make_error(errc::worker_protocol, label + ": response to '" + op + "' exceeds " +
-                                                            std::to_string(max_response_line) + " bytes");
+                throw make_error(errc::worker_protocol,
+                                 label + ": response to '" + op + "' exceeds " +
+                                     std::to_string(max_response_line) + " bytes");
             auto [ec, n] =
                 co_await out.async_read_some(asio::buffer(read_buf), asio::as_tuple(asio::use_awaitable));
             if (ec == asio::error::eof)
                 co_await throw_exited(op);
             if (ec)
-                throw std::system_error(std::error_code(ec), label + ": reading the response to '" + op + "'");
+                throw std::system_error(std::error_code(ec),
+                                        label + ": reading the response to '" + op + "'");
             framer.feed(std::string_view(read_buf.data(), n));
         }
     }
@@ -395,9 +402,11 @@ struct worker_process::impl
     asio::awaitable<json::object> request(json::object req, std::chrono::milliseconds deadline)
     {
         if (!proc || exited)
-            throw make_error(errc::worker_exited, label + ": worker is not running (" + describe_exit() + ")");
+            throw make_error(errc::worker_exited,
+                             label + ": worker is not running (" + describe_exit() + ")");
         if (busy)
-            throw std::logic_error(label + ": worker_process::request called while another request is in flight");
+            throw std::logic_error(label +
+                                   ": worker_process::request called while another request is in flight");
         busy = true;
         struct busy_reset
         {
@@ -407,7 +416,8 @@ struct worker_process::impl
 
         std::int64_t id = ++next_id;
         req["id"] = id;
-        std::string op = req.contains("op") && req.at("op").is_string() ? std::string(req.at("op").as_string()) : "?";
+        std::string op =
+            req.contains("op") && req.at("op").is_string() ? std::string(req.at("op").as_string()) : "?";
         std::string line = json::serialize(req);
         line += '\n';
 
@@ -424,8 +434,8 @@ struct worker_process::impl
             // The deadline passed first; the exchange was cancelled, so the child may be stuck in
             // a kernel or a driver call. It cannot be trusted with another request.
             co_await kill_and_reap();
-            std::string what = label + ": no answer to '" + op + "' within " + std::to_string(deadline.count()) +
-                               " ms; worker killed";
+            std::string what = label + ": no answer to '" + op + "' within " +
+                               std::to_string(deadline.count()) + " ms; worker killed";
             log(log_level::warn, what);
             throw make_error(errc::worker_timeout, what);
         }

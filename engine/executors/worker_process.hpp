@@ -19,7 +19,8 @@
 #include <system_error>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// How a child is started beyond its argv: by default it inherits warpsmith's environment and
 /// working directory. Compile workers get an environment without credentials and an empty
@@ -65,10 +66,10 @@ public:
     boost::asio::awaitable<int> wait_exit(std::chrono::milliseconds timeout);
 
     bool running() const;
-    int exit_code() const;                 ///< -1 while running or unknown; 128+N after signal N.
+    int exit_code() const;  ///< -1 while running or unknown; 128+N after signal N.
     /// "exit code 3", "killed by signal 9", or "running".
     std::string exit_description() const;
-    int pid() const;                       ///< -1 before start.
+    int pid() const;  ///< -1 before start.
     const boost::json::object& hello() const;
     const std::string& label() const;
     /// The last lines the child wrote to stderr (kept for diagnosis of crashes).

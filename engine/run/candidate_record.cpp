@@ -6,11 +6,13 @@
 
 #include <cstdio>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 [[noreturn]] void bad_event(const json::object& ev, std::string_view what)
 {
@@ -120,7 +122,8 @@ compile_output compile_summary_from_json(const json::value& v)
     const auto& o = v.get_object();
     if (const auto* x = o.if_contains("compiled"); x && x->is_bool())
         c.compiled = x->get_bool();
-    auto str = [&](std::string_view key) -> std::string {
+    auto str = [&](std::string_view key) -> std::string
+    {
         const auto* x = o.if_contains(key);
         return x && x->is_string() ? std::string(x->get_string()) : std::string();
     };
@@ -155,7 +158,8 @@ json::object proposed_event(const candidate_record& r)
 
 json::object compiled_event(const candidate_record& r)
 {
-    return json::object{{"event", "compiled"}, {"id", r.ec.id}, {"compile", compile_summary_json(r.ec.compile)}};
+    return json::object{
+        {"event", "compiled"}, {"id", r.ec.id}, {"compile", compile_summary_json(r.ec.compile)}};
 }
 
 json::object evaluated_event(const candidate_record& r)

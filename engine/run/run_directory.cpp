@@ -9,12 +9,14 @@
 #include <cstring>
 #include <sys/stat.h>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 /// The number of a "<stem>NNN" directory name (stem = "run-"), or -1 for any other name.
 int dir_number(const std::string& name, const std::string& stem)
@@ -167,7 +169,8 @@ void run_directory::write_text(const std::string& file, std::string_view text) c
     write_file_atomic(path_ / file, text);
 }
 
-void run_directory::write_workload(const workload& w, const std::optional<std::string>& supplied_reference) const
+void run_directory::write_workload(const workload& w,
+                                   const std::optional<std::string>& supplied_reference) const
 {
     const auto dir = workload_dir();
     make_dir(dir);
@@ -230,7 +233,7 @@ void run_directory::write_evaluated(const candidate_record& r,
     write_quick_json(dir / "result.json", ev);
     for (const auto& c : w.cases)
         write_quick_json(dir / "requests" / (file_name_for_case(c.name) + ".json"),
-                        replay_request_json(w, c.name, r.ec.cand, r.id(), timing, hidden_seed));
+                         replay_request_json(w, c.name, r.ec.cand, r.id(), timing, hidden_seed));
 }
 
 }  // namespace warpsmith

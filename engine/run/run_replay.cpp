@@ -3,11 +3,13 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_number.hpp"
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 std::string string_field(const json::object& ev, std::string_view key)
 {

@@ -20,19 +20,20 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct replayed_run
 {
-    std::vector<candidate_record> candidates;          ///< In proposal order.
+    std::vector<candidate_record> candidates;  ///< In proposal order.
     std::map<std::string, std::size_t, std::less<>> by_id;
-    std::vector<std::size_t> evaluation_order;         ///< Indexes into candidates, in finish order.
-    int last_finished_iteration = 0;                   ///< Iteration barrier mode.
-    token_usage usage;                                 ///< Summed `usage` events.
+    std::vector<std::size_t> evaluation_order;  ///< Indexes into candidates, in finish order.
+    int last_finished_iteration = 0;            ///< Iteration barrier mode.
+    token_usage usage;                          ///< Summed `usage` events.
     std::int64_t next_seq = 1;
-    int starts = 0;                                    ///< `run_started` events (1 + resumes).
-    bool finished = false;                             ///< A `run_finished` event was seen last.
-    std::vector<std::string> stop_reasons;             ///< Every `stop_requested` reason, in order.
+    int starts = 0;                         ///< `run_started` events (1 + resumes).
+    bool finished = false;                  ///< A `run_finished` event was seen last.
+    std::vector<std::string> stop_reasons;  ///< Every `stop_requested` reason, in order.
     /// Vendor baselines timed in earlier sessions: the `vendor_baseline` events with
     /// `available: true`, by key (the last one of a key wins). They are timed once per run, so a
     /// resume keeps them; one that could not be timed is asked for again.

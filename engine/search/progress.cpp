@@ -8,11 +8,13 @@
 #include <cmath>
 #include <cstdio>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 std::string fmt(const char* f, double x)
 {
@@ -54,7 +56,9 @@ json::object progress_snapshot::to_json() const
     return json::object{
         {"iteration", iteration},
         {"max_iterations", max_iterations ? json::value(*max_iterations) : json::value(nullptr)},
-        {"branches", json::object{{"proposing", proposing}, {"compiling", compiling}, {"queued", queued}, {"timing", timing}}},
+        {"branches",
+         json::object{
+             {"proposing", proposing}, {"compiling", compiling}, {"queued", queued}, {"timing", timing}}},
         {"proposed", proposed},
         {"evaluated", evaluated},
         {"valid", valid},
@@ -140,7 +144,8 @@ std::string describe_event(const json::object& ev)
     {
         const auto* valid = ev.if_contains("valid");
         return str(ev, "key") + " on GPU " + str(ev, "gpu") + ": " +
-               (valid && valid->is_bool() && valid->get_bool() ? fmt("%.2f us", num(ev, "score_us")) : "invalid");
+               (valid && valid->is_bool() && valid->get_bool() ? fmt("%.2f us", num(ev, "score_us"))
+                                                               : "invalid");
     }
     if (type == "vendor_baseline")
     {

@@ -7,11 +7,13 @@
 #include <cmath>
 #include <map>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 bool positive_finite(double x)
 {
@@ -118,7 +120,8 @@ std::map<std::string, confirmation_failure> invalid_entries(const json::object& 
 
 }  // namespace
 
-confirmation_decision decide_confirmation(const json::object& response, const std::vector<confirmation_input>& inputs)
+confirmation_decision decide_confirmation(const json::object& response,
+                                          const std::vector<confirmation_input>& inputs)
 {
     confirmation_decision d;
     const auto invalid = invalid_entries(response);
@@ -128,7 +131,8 @@ confirmation_decision decide_confirmation(const json::object& response, const st
     const auto* timings = response.if_contains("timings");
     if (!timings || !timings->is_object())
         return d;
-    auto medians_of = [&](const std::string& key) {
+    auto medians_of = [&](const std::string& key)
+    {
         case_medians m;
         if (invalid.count(key))
             return m;
@@ -171,9 +175,9 @@ confirmation_decision decide_confirmation(const json::object& response, const st
     }
     if (diffs > 0)
         d.mean_abs_rel_diff = sum_abs / diffs;
-    std::stable_sort(d.entries.begin(), d.entries.end(), [](const auto& a, const auto& b) {
-        return a.score_us < b.score_us;
-    });
+    std::stable_sort(d.entries.begin(),
+                     d.entries.end(),
+                     [](const auto& a, const auto& b) { return a.score_us < b.score_us; });
     for (const auto& e : d.entries)
         if (e.eligible)
         {

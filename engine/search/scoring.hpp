@@ -25,7 +25,8 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 using case_medians = std::map<std::string, double>;
 
@@ -47,21 +48,21 @@ bool better_candidate(const evaluated_candidate& a, const evaluated_candidate& b
 /// One entry of a confirmation, with what the search measured for it.
 struct confirmation_input
 {
-    std::string key;                          ///< "reference", "initial" or a candidate id.
-    bool eligible = true;                     ///< May win (candidates and the initial kernel).
-    std::optional<double> search_score_us;    ///< Score measured during the search.
+    std::string key;                        ///< "reference", "initial" or a candidate id.
+    bool eligible = true;                   ///< May win (candidates and the initial kernel).
+    std::optional<double> search_score_us;  ///< Score measured during the search.
 };
 
 struct confirmed_entry
 {
     std::string key;
     bool eligible = true;
-    case_medians medians;                     ///< Confirmation medians per performance case.
+    case_medians medians;  ///< Confirmation medians per performance case.
     double score_us = 0;
-    double speedup_vs_reference = 0;          ///< 0 when the reference has no timing.
-    double speedup_vs_initial = 0;            ///< 0 without an initial kernel.
+    double speedup_vs_reference = 0;  ///< 0 when the reference has no timing.
+    double speedup_vs_initial = 0;    ///< 0 without an initial kernel.
     std::optional<double> search_score_us;
-    std::optional<double> rel_diff;           ///< score_us / search_score_us - 1.
+    std::optional<double> rel_diff;  ///< score_us / search_score_us - 1.
 };
 
 /// An entry whose interleaved launches did not validate (time_interleaved "invalid").
@@ -83,7 +84,7 @@ struct confirmation_decision
     std::vector<confirmed_entry> entries;       ///< Fastest first; valid entries only.
     std::vector<confirmation_failure> invalid;  ///< Entries the worker found invalid, input order.
     std::optional<std::string> winner;          ///< Fastest eligible valid entry.
-    double max_abs_rel_diff = 0;              ///< Largest |confirmation / search - 1|.
+    double max_abs_rel_diff = 0;                ///< Largest |confirmation / search - 1|.
     double mean_abs_rel_diff = 0;
 
     boost::json::object to_json() const;

@@ -28,12 +28,14 @@
 #include <filesystem>
 #include <map>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace asio = boost::asio;
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 double seconds(clock_source::duration d)
 {
@@ -42,7 +44,8 @@ double seconds(clock_source::duration d)
 
 clock_source::duration from_seconds(double s)
 {
-    return std::chrono::duration_cast<clock_source::duration>(std::chrono::duration<double>(std::max(0.0, s)));
+    return std::chrono::duration_cast<clock_source::duration>(
+        std::chrono::duration<double>(std::max(0.0, s)));
 }
 
 json::object medians_json(const case_medians& m)
@@ -85,7 +88,6 @@ bool result_valid(const json::value& result)
     return s && s->is_string() && s->get_string() == "valid";
 }
 
-
 }  // namespace
 
 json::object search_options::to_json() const
@@ -108,10 +110,10 @@ search_options search_options::from_json(const json::value& v, std::string_view 
     const auto* obj = v.if_object();
     if (!obj)
         throw user_error(std::string(origin) + ": the search settings must be an object");
-    auto bad = [&](std::string_view key) -> user_error {
-        return user_error(std::string(origin) + ": '" + std::string(key) + "' has the wrong type");
-    };
-    auto get_int = [&](const json::object& o, std::string_view key, int& out) {
+    auto bad = [&](std::string_view key) -> user_error
+    { return user_error(std::string(origin) + ": '" + std::string(key) + "' has the wrong type"); };
+    auto get_int = [&](const json::object& o, std::string_view key, int& out)
+    {
         if (const auto* x = o.if_contains(key))
         {
             if (!x->is_int64())
@@ -119,7 +121,8 @@ search_options search_options::from_json(const json::value& v, std::string_view 
             out = static_cast<int>(x->get_int64());
         }
     };
-    auto get_double = [&](const json::object& o, std::string_view key, double& out) {
+    auto get_double = [&](const json::object& o, std::string_view key, double& out)
+    {
         if (const auto* x = o.if_contains(key))
         {
             if (!x->is_number())
@@ -127,7 +130,8 @@ search_options search_options::from_json(const json::value& v, std::string_view 
             out = x->to_number<double>();
         }
     };
-    auto get_opt_int = [&](const json::object& o, std::string_view key, auto& out) {
+    auto get_opt_int = [&](const json::object& o, std::string_view key, auto& out)
+    {
         if (const auto* x = o.if_contains(key); x && !x->is_null())
         {
             if (!x->is_int64())
@@ -135,7 +139,8 @@ search_options search_options::from_json(const json::value& v, std::string_view 
             out = x->get_int64();
         }
     };
-    auto get_opt_double = [&](const json::object& o, std::string_view key, std::optional<double>& out) {
+    auto get_opt_double = [&](const json::object& o, std::string_view key, std::optional<double>& out)
+    {
         if (const auto* x = o.if_contains(key); x && !x->is_null())
         {
             if (!x->is_number())
@@ -347,8 +352,8 @@ struct search_engine::impl : strategy_services
         if (!ref_[gpu].valid)
         {
             auto [kind, message] = failure_of(ref_eval.result);
-            throw user_error("the reference fails its own validation on GPU " + std::to_string(gpu) + ": " + kind +
-                             (message.empty() ? "" : ": " + message));
+            throw user_error("the reference fails its own validation on GPU " + std::to_string(gpu) + ": " +
+                             kind + (message.empty() ? "" : ": " + message));
         }
         if (cubin_init && init_cand)
         {
@@ -405,14 +410,15 @@ struct search_engine::impl : strategy_services
             else
             {
                 log_warn("the initial kernel does not compile: " + init_out.error);
-                journal(json::object{{"event", "baseline"},
-                                     {"key", "initial"},
-                                     {"gpu", -1},
-                                     {"valid", false},
-                                     {"failure", json::object{{"kind", "compile_error"}, {"message", init_out.error}}},
-                                     {"score_us", nullptr},
-                                     {"case_median_us", json::object{}},
-                                     {"result", nullptr}});
+                journal(json::object{
+                    {"event", "baseline"},
+                    {"key", "initial"},
+                    {"gpu", -1},
+                    {"valid", false},
+                    {"failure", json::object{{"kind", "compile_error"}, {"message", init_out.error}}},
+                    {"score_us", nullptr},
+                    {"case_median_us", json::object{}},
+                    {"result", nullptr}});
             }
         }
         // One task per GPU, all at once: each holds its GPU for the reference and initial kernel.
@@ -421,9 +427,11 @@ struct search_engine::impl : strategy_services
             ex, baseline_on_gpu(0, std::string(), std::nullopt, std::nullopt), asio::deferred));
         std::vector<op_type> ops;
         for (int g = 0; g < n; ++g)
-            ops.push_back(asio::co_spawn(ex, baseline_on_gpu(g, ref_out.cubin, init_cubin, init_cand), asio::deferred));
+            ops.push_back(
+                asio::co_spawn(ex, baseline_on_gpu(g, ref_out.cubin, init_cubin, init_cand), asio::deferred));
         auto group = asio::experimental::make_parallel_group(std::move(ops));
-        auto [order, errors] = co_await group.async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
+        auto [order, errors] =
+            co_await group.async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
         (void)order;
         for (auto& e : errors)
             if (e)
@@ -475,7 +483,9 @@ struct search_engine::impl : strategy_services
         }
     }
 
-    void record_vendor_baseline(const std::string& key, const baseline_spec& spec, const std::string& math,
+    void record_vendor_baseline(const std::string& key,
+                                const baseline_spec& spec,
+                                const std::string& math,
                                 const baseline_outcome& out)
     {
         json::object ev{{"event", "vendor_baseline"},
@@ -488,7 +498,8 @@ struct search_engine::impl : strategy_services
                         {"busy_ms", out.busy_ms}};
         if (out.available)
         {
-            for (const char* field : {"case_median_us", "score_us", "within_tolerance", "max_abs_error", "max_rel_error"})
+            for (const char* field :
+                 {"case_median_us", "score_us", "within_tolerance", "max_abs_error", "max_rel_error"})
                 ev[field] = out.baseline.contains(field) ? out.baseline.at(field) : json::value(nullptr);
             ev["baseline"] = out.baseline;
             char score[64] = "no timed case";
@@ -520,16 +531,17 @@ struct search_engine::impl : strategy_services
                     for (const auto& c : list->get_array())
                         if (const auto* t = c.as_object().if_contains("timing"); t && t->is_object())
                             cases[c.at("name").as_string()] = *t;
-            json::object entry{{"name", ev.at("name")},
-                               {"kind", ev.at("kind")},
-                               {"math", ev.at("math")},
-                               {"gpu", ev.at("gpu")},
-                               {"case_median_us", ev.contains("case_median_us") ? ev.at("case_median_us") : json::object{}},
-                               {"score_us", ev.contains("score_us") ? ev.at("score_us") : nullptr},
-                               {"within_tolerance", ev.contains("within_tolerance") ? ev.at("within_tolerance") : nullptr},
-                               {"max_abs_error", ev.contains("max_abs_error") ? ev.at("max_abs_error") : nullptr},
-                               {"max_rel_error", ev.contains("max_rel_error") ? ev.at("max_rel_error") : nullptr},
-                               {"cases", std::move(cases)}};
+            json::object entry{
+                {"name", ev.at("name")},
+                {"kind", ev.at("kind")},
+                {"math", ev.at("math")},
+                {"gpu", ev.at("gpu")},
+                {"case_median_us", ev.contains("case_median_us") ? ev.at("case_median_us") : json::object{}},
+                {"score_us", ev.contains("score_us") ? ev.at("score_us") : nullptr},
+                {"within_tolerance", ev.contains("within_tolerance") ? ev.at("within_tolerance") : nullptr},
+                {"max_abs_error", ev.contains("max_abs_error") ? ev.at("max_abs_error") : nullptr},
+                {"max_rel_error", ev.contains("max_rel_error") ? ev.at("max_rel_error") : nullptr},
+                {"cases", std::move(cases)}};
             if (const auto* b = ev.if_contains("baseline"); b && b->is_object())
                 if (const auto* lib = b->get_object().if_contains("library"))
                     entry["library"] = *lib;
@@ -580,9 +592,11 @@ struct search_engine::impl : strategy_services
             rec.ec.case_median_us = performance_medians(ev.result);
             rec.ec.score_us = score_of(rec.ec.case_median_us).value_or(0);
             if (gpu >= 0 && gpu < static_cast<int>(ref_.size()))
-                rec.ec.speedup_vs_reference = geomean_speedup(ref_[gpu].medians, rec.ec.case_median_us).value_or(0);
+                rec.ec.speedup_vs_reference =
+                    geomean_speedup(ref_[gpu].medians, rec.ec.case_median_us).value_or(0);
             if (gpu >= 0 && gpu < static_cast<int>(init_.size()) && init_[gpu].valid)
-                rec.ec.speedup_vs_initial = geomean_speedup(init_[gpu].medians, rec.ec.case_median_us).value_or(0);
+                rec.ec.speedup_vs_initial =
+                    geomean_speedup(init_[gpu].medians, rec.ec.case_median_us).value_or(0);
         }
         else
         {
@@ -602,7 +616,8 @@ struct search_engine::impl : strategy_services
         rec.ec.failure_message = rec.ec.compile.error + (log.empty() ? "" : "\n" + log);
         rec.ec.result = json::object{
             {"status", "invalid"},
-            {"failure", json::object{{"kind", "compile_error"}, {"case", nullptr}, {"message", rec.ec.compile.error}}},
+            {"failure",
+             json::object{{"kind", "compile_error"}, {"case", nullptr}, {"message", rec.ec.compile.error}}},
             {"cases", json::array{}},
             {"score_us", nullptr}};
     }
@@ -613,9 +628,9 @@ struct search_engine::impl : strategy_services
         auto& rec = records_[idx];
         rec.evaluated = true;
         journal(evaluated_event(rec));
-        in_background([this, rec, timing = opts_.timing.to_json()] {
-            run_.write_evaluated(rec, work_, timing, opts_.hidden_seed);
-        }, rec.id());
+        in_background([this, rec, timing = opts_.timing.to_json()]
+                      { run_.write_evaluated(rec, work_, timing, opts_.hidden_seed); },
+                      rec.id());
         history_.push_back(rec.ec);
         if (rec.ec.valid && rec.ec.score_us > 0 && (!best_ || better_candidate(rec.ec, records_[*best_].ec)))
             best_ = idx;
@@ -632,7 +647,8 @@ struct search_engine::impl : strategy_services
         if (history_.size() % 10 == 0)
         {
             auto rows = history_rows();
-            in_background([this, rows = std::move(rows)] { run_.write_json("history.json", rows); }, "history.json");
+            in_background([this, rows = std::move(rows)] { run_.write_json("history.json", rows); },
+                          "history.json");
         }
         wake();
     }
@@ -772,7 +788,8 @@ struct search_engine::impl : strategy_services
         slot->reported = co_await evaluate_candidate(idx, true);
     }
 
-    asio::awaitable<void> recover_pipeline(std::vector<std::size_t> pending, std::shared_ptr<pipeline_slot> slot)
+    asio::awaitable<void> recover_pipeline(std::vector<std::size_t> pending,
+                                           std::shared_ptr<pipeline_slot> slot)
     {
         for (std::size_t i = 0; i < pending.size(); ++i)
         {
@@ -789,7 +806,8 @@ struct search_engine::impl : strategy_services
         slot->branch = branch;
         pipelines_.push_back(slot);
         auto done = [this, slot](std::exception_ptr e) { on_pipeline_exit(slot, e); };
-        asio::co_spawn(ioc_, std::move(body), asio::bind_cancellation_slot(slot->signal.slot(), std::move(done)));
+        asio::co_spawn(
+            ioc_, std::move(body), asio::bind_cancellation_slot(slot->signal.slot(), std::move(done)));
     }
 
     void on_pipeline_exit(const std::shared_ptr<pipeline_slot>& slot, std::exception_ptr e)
@@ -847,11 +865,15 @@ struct search_engine::impl : strategy_services
                 if (s->branch == b)
                     cancel(s);
         if (!was_stopping)
-            start_timer(grace_signal_, opts_.grace_seconds, [this] {
-                journal(json::object{{"event", "grace_expired"}, {"cancelled", static_cast<int>(pipelines_.size())}});
-                for (auto& s : std::vector(pipelines_))
-                    cancel(s);
-            });
+            start_timer(grace_signal_,
+                        opts_.grace_seconds,
+                        [this]
+                        {
+                            journal(json::object{{"event", "grace_expired"},
+                                                 {"cancelled", static_cast<int>(pipelines_.size())}});
+                            for (auto& s : std::vector(pipelines_))
+                                cancel(s);
+                        });
         wake();
     }
 
@@ -865,7 +887,8 @@ struct search_engine::impl : strategy_services
     {
         sig = std::make_shared<asio::cancellation_signal>();
         auto ignore = [sig](std::exception_ptr) {};
-        asio::co_spawn(ioc_, timer_body(secs, std::move(fire)), asio::bind_cancellation_slot(sig->slot(), ignore));
+        asio::co_spawn(
+            ioc_, timer_body(secs, std::move(fire)), asio::bind_cancellation_slot(sig->slot(), ignore));
     }
 
     void stop_timer(std::shared_ptr<asio::cancellation_signal>& sig)
@@ -884,8 +907,9 @@ struct search_engine::impl : strategy_services
         for (auto& c : r.candidates)
         {
             if (c.ec.branch < 0 || c.ec.branch >= opts_.branches)
-                throw user_error("--resume: candidate " + c.id() + " belongs to branch " + std::to_string(c.ec.branch) +
-                                 ", but the run has " + std::to_string(opts_.branches) + " branches");
+                throw user_error("--resume: candidate " + c.id() + " belongs to branch " +
+                                 std::to_string(c.ec.branch) + ", but the run has " +
+                                 std::to_string(opts_.branches) + " branches");
             by_id_.emplace(c.id(), records_.size());
             records_.push_back(std::move(c));
         }
@@ -893,7 +917,8 @@ struct search_engine::impl : strategy_services
         {
             const auto& rec = records_[idx];
             history_.push_back(rec.ec);
-            if (rec.ec.valid && rec.ec.score_us > 0 && (!best_ || better_candidate(rec.ec, records_[*best_].ec)))
+            if (rec.ec.valid && rec.ec.score_us > 0 &&
+                (!best_ || better_candidate(rec.ec, records_[*best_].ec)))
                 best_ = idx;
         }
         if (budget_.add_usage(r.usage))
@@ -993,8 +1018,12 @@ struct search_engine::impl : strategy_services
         std::vector<std::pair<std::string, evaluate_request>> entries;
         std::vector<confirmation_input> inputs;
         const int gpu = 0;
-        auto add = [&](const std::string& key, const candidate& c, const std::string& cubin, bool eligible,
-                       std::optional<double> search_score) {
+        auto add = [&](const std::string& key,
+                       const candidate& c,
+                       const std::string& cubin,
+                       bool eligible,
+                       std::optional<double> search_score)
+        {
             evaluate_request er;
             er.name = key;
             er.cand = c;
@@ -1090,7 +1119,8 @@ struct search_engine::impl : strategy_services
     /// resume relies on. finish_files() waits for the writer.
     void in_background(std::function<void()> write, std::string what)
     {
-        auto job = [write = std::move(write), what = std::move(what)] {
+        auto job = [write = std::move(write), what = std::move(what)]
+        {
             try
             {
                 write();
@@ -1263,11 +1293,12 @@ struct search_engine::impl : strategy_services
             json::value name = nullptr;
             if (const auto* n = backend_.device_info(g).if_contains("name"))
                 name = *n;
-            gpus.push_back(json::object{{"index", g},
-                                        {"name", name},
-                                        {"busy_seconds", st.busy_seconds},
-                                        {"busy_fraction", wall > 0 ? std::min(1.0, st.busy_seconds / wall) : 0.0},
-                                        {"restarts", st.restarts}});
+            gpus.push_back(
+                json::object{{"index", g},
+                             {"name", name},
+                             {"busy_seconds", st.busy_seconds},
+                             {"busy_fraction", wall > 0 ? std::min(1.0, st.busy_seconds / wall) : 0.0},
+                             {"restarts", st.restarts}});
         }
         json::array branches;
         for (int b = 0; b < opts_.branches; ++b)
@@ -1275,10 +1306,12 @@ struct search_engine::impl : strategy_services
             int n = 0;
             for (const auto& r : records_)
                 n += r.ec.branch == b ? 1 : 0;
-            branches.push_back(json::object{{"branch", b},
-                                            {"candidates", n},
-                                            {"stopped", sched_.branch_active(b) ? json::value(nullptr)
-                                                                                : json::value(sched_.branch_stop_reason(b))}});
+            branches.push_back(
+                json::object{{"branch", b},
+                             {"candidates", n},
+                             {"stopped",
+                              sched_.branch_active(b) ? json::value(nullptr)
+                                                      : json::value(sched_.branch_stop_reason(b))}});
         }
         int iterations = opts_.async ? 0 : sched_.current_iteration() - 1;
         if (opts_.async)
@@ -1350,7 +1383,8 @@ struct search_engine::impl : strategy_services
                              {"options", opts_.to_json()}});
         // The wall-time budget counts from here: starting workers and the baselines are part of the run.
         if (opts_.budgets.wall_seconds)
-            start_timer(wall_signal_, *opts_.budgets.wall_seconds, [this] { request_stop("max_wall_time", false); });
+            start_timer(
+                wall_signal_, *opts_.budgets.wall_seconds, [this] { request_stop("max_wall_time", false); });
         co_await backend_.start(work_, opts_.hidden_seed);
         arch_ = "sm_90";
         for (int g = 0; g < backend_.gpu_count(); ++g)
@@ -1374,7 +1408,8 @@ struct search_engine::impl : strategy_services
         if (resume)
             restore(std::move(*resume));
         if (budget_.usage_exhausted())
-            request_stop(budget_.limits().tokens && budget_tracker::counted_tokens(budget_.usage()) >= *budget_.limits().tokens
+            request_stop(budget_.limits().tokens &&
+                                 budget_tracker::counted_tokens(budget_.usage()) >= *budget_.limits().tokens
                              ? "max_tokens"
                              : "max_cost",
                          false);
@@ -1486,9 +1521,9 @@ struct search_engine::impl : strategy_services
     std::string arch_ = "sm_90";
     std::vector<baseline> ref_;
     std::vector<baseline> init_;
-    std::map<std::string, json::object> vendor_;          ///< key -> journal event of a timed baseline.
-    json::object vendor_skipped_;                         ///< key -> {kind, message}: not timed.
-    std::deque<candidate_record> records_;  ///< Proposal order; stable addresses.
+    std::map<std::string, json::object> vendor_;  ///< key -> journal event of a timed baseline.
+    json::object vendor_skipped_;                 ///< key -> {kind, message}: not timed.
+    std::deque<candidate_record> records_;        ///< Proposal order; stable addresses.
     std::map<std::string, std::size_t, std::less<>> by_id_;
     std::vector<evaluated_candidate> history_;
     std::optional<std::size_t> best_;

@@ -1,19 +1,20 @@
 #include "engine/search/simulated_backend.hpp"
 
 #include "harness/core/digest.hpp"
-
 #include "harness/core/error.hpp"
 
 #include <boost/json/array.hpp>
 
 #include <cmath>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace asio = boost::asio;
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 constexpr std::string_view cubin_prefix = "FAKE-CUBIN\n";
 
@@ -91,7 +92,9 @@ std::optional<std::string> fake_marker(std::string_view source, std::string_view
     return std::nullopt;
 }
 
-simulated_backend::simulated_backend(asio::io_context& ioc, clock_source& clock, simulated_backend_options opts)
+simulated_backend::simulated_backend(asio::io_context& ioc,
+                                     clock_source& clock,
+                                     simulated_backend_options opts)
     : clock_(clock),
       opts_(std::move(opts)),
       compile_slots_(ioc.get_executor(), std::max(1, opts_.compile_workers)),
@@ -225,12 +228,13 @@ json::object simulated_backend::result_for(const std::string& source, std::strin
     if (failure_kind.empty())
         result["failure"] = nullptr;
     else
-        result["failure"] =
-            json::object{{"kind", failure_kind},
-                         {"case", work_->cases.empty() ? json::value(nullptr) : json::value(work_->cases[0].name)},
-                         {"message", "simulated " + failure_kind}};
+        result["failure"] = json::object{
+            {"kind", failure_kind},
+            {"case", work_->cases.empty() ? json::value(nullptr) : json::value(work_->cases[0].name)},
+            {"message", "simulated " + failure_kind}};
     result["cases"] = std::move(cases);
-    result["score_us"] = medians.empty() || !failure_kind.empty() ? json::value(nullptr) : json::value(median);
+    result["score_us"] =
+        medians.empty() || !failure_kind.empty() ? json::value(nullptr) : json::value(median);
     result["environment"] = json::object{{"gpu", opts_.gpu_name}, {"arch", opts_.arch}, {"simulated", true}};
     return result;
 }
@@ -286,8 +290,8 @@ asio::awaitable<baseline_outcome> simulated_backend::baseline(int gpu, baseline_
     if (!spec || spec->kind != request.kind)
     {
         out.error_kind = "no_baseline";
-        out.message = "baseline: workload '" + work_->name + "' declares no " + request.kind + " baseline named '" +
-                      request.name + "'";
+        out.message = "baseline: workload '" + work_->name + "' declares no " + request.kind +
+                      " baseline named '" + request.name + "'";
         co_return out;
     }
     if (!opts_.baselines_available)
@@ -328,12 +332,14 @@ asio::awaitable<baseline_outcome> simulated_backend::baseline(int gpu, baseline_
     {
         const bool perf = c.role == case_role::performance;
         const auto g = work_->baseline_shape(*spec, c);
-        json::object co{{"name", c.name},
-                        {"role", to_string(c.role)},
-                        {"gemm", json::object{{"m", g.m}, {"n", g.n}, {"k", g.k}}},
-                        {"validation", json::object{{"passed", !tf32}, {"max_abs_error", error}, {"max_rel_error", error}}},
-                        {"timing", perf ? json::value(timing_for(median, request.timing)) : json::value(nullptr)},
-                        {"timing_failure", nullptr}};
+        json::object co{
+            {"name", c.name},
+            {"role", to_string(c.role)},
+            {"gemm", json::object{{"m", g.m}, {"n", g.n}, {"k", g.k}}},
+            {"validation",
+             json::object{{"passed", !tf32}, {"max_abs_error", error}, {"max_rel_error", error}}},
+            {"timing", perf ? json::value(timing_for(median, request.timing)) : json::value(nullptr)},
+            {"timing_failure", nullptr}};
         if (perf)
         {
             medians[c.name] = median;
@@ -342,18 +348,19 @@ asio::awaitable<baseline_outcome> simulated_backend::baseline(int gpu, baseline_
         cases.push_back(std::move(co));
     }
     out.available = true;
-    out.baseline = json::object{{"name", spec->name},
-                                {"kind", spec->kind},
-                                {"math", request.math},
-                                {"library", json::object{{"name", "simulated"}, {"version", "0"}}},
-                                {"cases", std::move(cases)},
-                                {"case_median_us", std::move(medians)},
-                                {"score_us", timed.empty() ? json::value(nullptr) : json::value(median)},
-                                {"within_tolerance", !tf32},
-                                {"max_abs_error", error},
-                                {"max_rel_error", error},
-                                {"environment", json::object{{"gpu", opts_.gpu_name}, {"arch", opts_.arch}, {"simulated", true}}},
-                                {"eval_ms", out.busy_ms}};
+    out.baseline = json::object{
+        {"name", spec->name},
+        {"kind", spec->kind},
+        {"math", request.math},
+        {"library", json::object{{"name", "simulated"}, {"version", "0"}}},
+        {"cases", std::move(cases)},
+        {"case_median_us", std::move(medians)},
+        {"score_us", timed.empty() ? json::value(nullptr) : json::value(median)},
+        {"within_tolerance", !tf32},
+        {"max_abs_error", error},
+        {"max_rel_error", error},
+        {"environment", json::object{{"gpu", opts_.gpu_name}, {"arch", opts_.arch}, {"simulated", true}}},
+        {"eval_ms", out.busy_ms}};
     co_return out;
 }
 

@@ -36,7 +36,8 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct simulated_backend_options
 {
@@ -49,17 +50,17 @@ struct simulated_backend_options
     clock_source::duration interleaved_latency = std::chrono::milliseconds(1);
     std::string gpu_name = "Simulated GPU";
     std::string arch = "sm_90";
-    bool baselines_available = true;         ///< false: baseline() answers no_baseline (no cuBLAS).
-    double baseline_median_us = 50;          ///< Every timed case of an FP32 baseline.
-    double baseline_tf32_median_us = 25;     ///< Every timed case of a TF32 baseline.
+    bool baselines_available = true;      ///< false: baseline() answers no_baseline (no cuBLAS).
+    double baseline_median_us = 50;       ///< Every timed case of an FP32 baseline.
+    double baseline_tf32_median_us = 25;  ///< Every timed case of a TF32 baseline.
 };
 
 struct sim_event
 {
-    double t = 0;          ///< Seconds on the backend's clock.
-    std::string kind;      ///< compile_start, compile_end, gpu_start, gpu_end, interleaved_start, interleaved_end
-    std::string name;      ///< Candidate id / request name.
-    int resource = -1;     ///< GPU index, or compile worker index.
+    double t = 0;      ///< Seconds on the backend's clock.
+    std::string kind;  ///< compile_start, compile_end, gpu_start, gpu_end, interleaved_start, interleaved_end
+    std::string name;  ///< Candidate id / request name.
+    int resource = -1;  ///< GPU index, or compile worker index.
 };
 
 /// Markers "FAKE: key" / "FAKE: key=value" of a source: the value of key, if present ("" for a bare key).

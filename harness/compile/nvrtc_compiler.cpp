@@ -18,9 +18,11 @@
 #include <regex>
 #include <system_error>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
-namespace {
+namespace
+{
 
 // Part of every cache key: bump it whenever the fixed options or the way an output is derived
 // from NVRTC's results change, so that stale entries are never served.
@@ -40,7 +42,6 @@ void check(nvrtcResult r, std::string_view call)
     if (r != NVRTC_SUCCESS)
         throw_nvrtc(r, call);
 }
-
 
 class program
 {

@@ -17,7 +17,8 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// NVRTC's version as "13.0".
 std::string nvrtc_version();

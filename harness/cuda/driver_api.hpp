@@ -11,10 +11,10 @@
 // always reach the ABI that cuda.h describes.
 
 #include <cuda.h>
-
 #include <string>
 
-namespace warpsmith::cuda {
+namespace warpsmith::cuda
+{
 
 // clang-format off
 #define WARPSMITH_CUDA_DRIVER_FUNCTIONS(X)                                                          \

@@ -87,6 +87,7 @@ case_store::case_store(gpu_device& device,
         allocate_case(c, hidden_seed);
         run_reference(c, *ref, ref_candidate);
     }
+    retire_all(device_.stream());
     build_seal();
 }
 
@@ -111,10 +112,18 @@ void case_store::build_seal()
         for (const buffer_slot& b : c.buffers)
         {
             const std::string name = "'" + b.p->name + "'";
-            add(b.working.slack(),
-                b.working.slack() + b.working.slack_bytes(),
+            add(b.working.base(),
+                b.working.payload(),
                 1,
-                "the unused memory after buffer " + name + of_case);
+                "the guard before buffer " + name + of_case + " (at rest)");
+            add(b.working.payload(),
+                b.working.tail_guard(),
+                sampled,
+                "buffer " + name + of_case + " while another case ran (at rest)");
+            add(b.working.tail_guard(),
+                b.working.base() + b.working.total_bytes(),
+                1,
+                "the guard or the unused memory after buffer " + name + of_case);
             for (int set = 0; set < 2; ++set)
             {
                 const char* which = set == 0 ? " (stated inputs)" : " (hidden inputs)";
@@ -131,6 +140,11 @@ void case_store::build_seal()
                         sampled,
                         "the harness's reference output " + name + of_case + which);
             }
+            if (b.snapshot.size() > 0 && b.is_output())
+                add(b.snapshot.ptr(),
+                    b.snapshot.ptr() + b.bytes,
+                    sampled,
+                    "the harness's snapshot of " + name + of_case + " (at rest)");
             if (b.snapshot.size() > 0)
                 add(b.snapshot.ptr() + b.bytes,
                     b.snapshot.ptr() + b.snapshot.size(),
@@ -177,11 +191,29 @@ std::string case_store::seal_broken() const
     return {};
 }
 
+void case_store::retire(case_data& c, CUstream s) const
+{
+    for (const buffer_slot& b : c.buffers)
+    {
+        b.working.fill_guards(s);
+        b.working.poison(s, b.p->type);
+    }
+}
+
 void case_store::poison_snapshots(case_data& c, CUstream s) const
 {
     for (const buffer_slot& b : c.buffers)
-        if (b.is_output() && b.bytes >= 4)
-            WARPSMITH_CU(cuMemsetD32Async, b.snapshot.ptr(), 0x7FA5A5A5u, b.bytes / 4, s);
+        if (b.is_output() && b.bytes > 0)
+            WARPSMITH_CU(cuMemsetD8Async, b.snapshot.ptr(), static_cast<unsigned char>(0xA5), b.bytes, s);
+}
+
+void case_store::retire_all(CUstream s)
+{
+    for (case_data& c : cases_)
+    {
+        retire(c, s);
+        poison_snapshots(c, s);
+    }
 }
 
 void case_store::allocate_case(case_data& c, std::uint64_t hidden_seed)

@@ -120,16 +120,28 @@ public:
     /// set's reference over the other's (both would then expect the stated outputs).
     const reference_mask& mask(input_set set) const { return masks_[static_cast<std::size_t>(set)]; }
 
-    /// Fills the snapshot buffers of c with poison (once a repeat run no longer needs them), so no
-    /// candidate finds a validated output of its case there.
+    /// Puts c's working buffers at rest: every guard filled, every payload (inputs too) filled with
+    /// its poison pattern (asynchronous). Only for what using the case changes legitimately and
+    /// what the checked launches verify while it is used (inputs and guards are restored and checked
+    /// on every checked launch): done after its validation runs and after its timing, so any change
+    /// a launch makes to a case it is not running on shows in the seal.
+    void retire(case_data& c, CUstream s) const;
+    /// Fills the snapshot buffers of c with a fixed pattern, once its repeat run no longer needs
+    /// them: no candidate finds a validated output of its case there, and they stay at rest (and
+    /// sealed) until the case is validated again. Never after timing: a memo kept in a snapshot
+    /// while the case was timed must still be there for the closing digest.
     void poison_snapshots(case_data& c, CUstream s) const;
+    /// retire() and poison_snapshots() for every case: at load, and before an evaluation or a
+    /// confirmation takes its first digest.
+    void retire_all(CUstream s);
 
     /// The seal (docs/hardening.md): memory no candidate may change -- pristine inputs, masked
-    /// references and guard tables of every case, and the slack after every working buffer and
-    /// snapshot. seal_digest queues a digest of all of it (big regions sampled one word per 512
-    /// bytes from `phase`, slack read whole) into digest slot `which` (0 before, 1 after an
-    /// evaluation) and its copy to the host; seal_broken, once the stream was waited on, names the
-    /// first region whose two digests differ ("" when none).
+    /// references and guard tables of every case, and every working buffer and snapshot at rest
+    /// (guards, payload and the slack after it). seal_digest queues a digest of all of it (payloads
+    /// and big regions sampled one word per 512 bytes from `phase`, guards and slack read whole)
+    /// into digest slot `which` (0 before, 1 after an evaluation, with every case retired before
+    /// each) and its copy to the host; seal_broken, once the stream was waited on, names the first
+    /// region whose two digests differ ("" when none).
     void seal_digest(const launch_hygiene& hygiene, CUstream s, std::uint32_t phase, int which) const;
     std::string seal_broken() const;
     int seal_regions() const { return static_cast<int>(seal_labels_.size()); }

@@ -155,7 +155,14 @@ evaluation evaluate(gpu_session& session, const json::object& request)
     try
     {
         // The seal: a digest of the memory no candidate may change, before and after (case_store.hpp).
+        // Only a candidate that gets this far can launch; the after-digest is compared only with a
+        // before-digest of this request.
+        // Every case starts at rest (case_store::retire), so the digests before and after agree
+        // unless a launch changed memory that was not its own to change.
+        const bool sealed = !fail && store.seal_regions() > 0;
         if (!fail)
+            store.retire_all(device.stream());
+        if (sealed)
             store.seal_digest(session.hygiene(), device.stream(), seal_phase, 0);
         // Validation, every selected case, before any timing.
         const auto t_validate = clock::now();
@@ -201,7 +208,9 @@ evaluation evaluate(gpu_session& session, const json::object& request)
                 if (kind == run_kind::stated)
                     v.snapshot_outputs(c);
             }
-            // A validated output of this case must not stay where a later launch could copy it.
+            // A validated output of this case must not stay where a later launch could copy it, and
+            // the case goes back to rest before the next one runs.
+            store.retire(c, device.stream());
             store.poison_snapshots(c, device.stream());
         }
         validate_ms = ms_since(t_validate);
@@ -227,6 +236,7 @@ evaluation evaluate(gpu_session& session, const json::object& request)
                 stage_case = e.data->name();
                 stage = "case " + e.data->name() + " (timing)";
                 e.timing = t.time_case(*e.data, *prepared.kernel, e.dims, timing, e.kernel_ms);
+                store.retire(*e.data, device.stream());
                 if (e.timing->fail)
                 {
                     fail = e.timing->fail;
@@ -237,7 +247,7 @@ evaluation evaluate(gpu_session& session, const json::object& request)
             time_ms = ms_since(t_time);
         }
 
-        if (!prepared.fail && store.seal_regions() > 0)
+        if (sealed)
         {
             const auto t_seal = clock::now();
             store.seal_digest(session.hygiene(), device.stream(), seal_phase, 1);

@@ -98,6 +98,7 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
     std::mt19937_64 rng(splitmix64_mix(store.hidden_seed() ^ 0x696e7465726c6561ull ^ ++interleaved_sequence));
 
     const std::uint32_t seal_phase = session.next_scrub_seed();
+    store.retire_all(s);
     store.seal_digest(session.hygiene(), s, seal_phase, 0);
 
     json::object timings;
@@ -262,6 +263,10 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
             timings[e.key].as_object()[c.name()] = std::move(stats);
         }
     }
+    // Back to rest: only the working buffers, which the confirmation used (and checked); a memo
+    // an entry left anywhere else is still there for the closing digest.
+    for (case_data& c : store.cases())
+        store.retire(c, s);
     store.seal_digest(session.hygiene(), s, seal_phase, 1);
     wait_for_stream(s, timeout, "time_interleaved: the seal check");
     if (std::string broken = store.seal_broken(); !broken.empty())

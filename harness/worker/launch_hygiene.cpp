@@ -39,10 +39,18 @@ extern "C" __global__ void __launch_bounds__(1024) ws_scrub_sm(u32 seed, uint4* 
     extern __shared__ u32 ws_smem[];
     u32 bytes;
     asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
-    volatile u32* s = ws_smem;
-    const u32 words = bytes >> 2;
-    for (u32 i = threadIdx.x; i < words; i += blockDim.x)
-        s[i] = ws_hash32(seed ^ (i * 0x9E3779B9u) ^ (blockIdx.x * 0x85EBCA6Bu));
+    // 16-byte stores, one hash per vector: the pattern differs per seed, block and position.
+    const u32 base = (u32)__cvta_generic_to_shared(ws_smem);
+    const u32 vectors = bytes >> 4;
+    for (u32 i = threadIdx.x; i < vectors; i += blockDim.x)
+    {
+        const u32 h = ws_hash32(seed ^ (i * 0x9E3779B9u) ^ (blockIdx.x * 0x85EBCA6Bu));
+        asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(base + (i << 4)), "r"(h),
+                     "r"(h ^ 0x5BD1E995u), "r"(h * 0x27D4EB2Fu), "r"(~h)
+                     : "memory");
+    }
+    for (u32 i = (vectors << 2) + threadIdx.x; i < (bytes >> 2); i += blockDim.x)
+        ((volatile u32*)ws_smem)[i] = ws_hash32(seed ^ i);
     const uint4 v = make_uint4(seed, ~seed, seed ^ 0xA5A5A5A5u, seed + 1u);
     const u64 stride = (u64)gridDim.x * blockDim.x;
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < l2_vectors; i += stride)

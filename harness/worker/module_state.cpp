@@ -118,7 +118,8 @@ std::optional<module_state> module_state::capture(const cuda::module& m,
             if (!inside_one_allocation(p.address, p.bytes))
             {
                 why = "module variable '" + p.symbol->name + "' (" + std::to_string(p.bytes) + " bytes at " +
-                      hex(p.address) + ") is not inside one device allocation, so it cannot be restored "
+                      hex(p.address) +
+                      ") is not inside one device allocation, so it cannot be restored "
                       "between launches";
                 return std::nullopt;
             }
@@ -139,8 +140,8 @@ std::optional<module_state> module_state::capture(const cuda::module& m,
     WARPSMITH_CU(cuCtxSynchronize);
     for (const region& r : regions)
     {
-        const CUresult rc =
-            cuda::driver().cuMemcpyDtoDAsync(state.image_.ptr() + r.image_offset, r.address, r.bytes, nullptr);
+        const CUresult rc = cuda::driver().cuMemcpyDtoDAsync(
+            state.image_.ptr() + r.image_offset, r.address, r.bytes, nullptr);
         if (rc != CUDA_SUCCESS)
             throw cuda::cuda_error(rc,
                                    "cuMemcpyDtoDAsync (saving module data " + r.what + ", " +
@@ -156,7 +157,8 @@ void module_state::restore(CUstream s) const
 {
     for (const region& r : regions_)
     {
-        const CUresult rc = cuda::driver().cuMemcpyDtoDAsync(r.address, image_.ptr() + r.image_offset, r.bytes, s);
+        const CUresult rc =
+            cuda::driver().cuMemcpyDtoDAsync(r.address, image_.ptr() + r.image_offset, r.bytes, s);
         if (rc != CUDA_SUCCESS)
             throw cuda::cuda_error(rc,
                                    "cuMemcpyDtoDAsync (restoring module data " + r.what + ", " +

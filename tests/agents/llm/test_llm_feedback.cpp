@@ -17,7 +17,8 @@ using namespace warpsmith;
 using namespace warpsmith::llm;
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 const workload& sgemm()
 {
@@ -42,7 +43,10 @@ evaluated_candidate valid_candidate(const std::string& id, int branch, double sc
     return c;
 }
 
-evaluated_candidate invalid_candidate(const std::string& id, int branch, const std::string& kind, const std::string& msg)
+evaluated_candidate invalid_candidate(const std::string& id,
+                                      int branch,
+                                      const std::string& kind,
+                                      const std::string& msg)
 {
     evaluated_candidate c = valid_candidate(id, branch, 0);
     c.valid = false;
@@ -78,7 +82,8 @@ json::object sgemm_inference_answer()
       "launch": {"grid": ["ceil_div(N,16)", "ceil_div(M,16)", "1"], "block": ["16", "16", "1"], "shared_bytes": ""},
       "initial_source": "extern \"C\" __global__ void sgemm(int M, int N, int K, float alpha, const float* A, const float* B, float* C) {}",
       "initial_launch": {"grid": ["ceil_div(N,32)", "ceil_div(M,32)", "1"], "block": ["32", "32", "1"], "shared_bytes": "0"}
-    })~").as_object();
+    })~")
+        .as_object();
 }
 
 }  // namespace
@@ -87,19 +92,29 @@ BOOST_AUTO_TEST_SUITE(feedback_suite)
 
 BOOST_AUTO_TEST_CASE(signature_and_workload)
 {
-    BOOST_TEST(render_signature(sgemm(), "sgemm") ==
-               "extern \"C\" __global__ void sgemm(int M, int N, int K, const float* __restrict__ A, const float* "
-               "__restrict__ B, float* __restrict__ C)");
+    BOOST_TEST(
+        render_signature(sgemm(), "sgemm") ==
+        "extern \"C\" __global__ void sgemm(int M, int N, int K, const float* __restrict__ A, const float* "
+        "__restrict__ B, float* __restrict__ C)");
     const auto text = render_workload(sgemm());
-    for (const char* n : {"## Workload: sgemm", "37x61x19 [correctness]", "4096x4096x4096 [performance]", "M*K elements",
-                          "Tolerance:", "Reference kernel", "double sum"})
+    for (const char* n : {"## Workload: sgemm",
+                          "37x61x19 [correctness]",
+                          "4096x4096x4096 [performance]",
+                          "M*K elements",
+                          "Tolerance per output element",
+                          "C: atol 0.001, rtol 0.001",
+                          "Reference kernel",
+                          "double sum"})
         BOOST_TEST(contains(text, n), n);
 }
 
 BOOST_AUTO_TEST_CASE(system_prompt_has_the_contract_and_the_format)
 {
     const auto structured = render_system_prompt(true, true);
-    for (const char* n : {"Device code only", "extern \"C\" __global__", "No dynamic parallelism", "\"kernel_source\"",
+    for (const char* n : {"Device code only",
+                          "extern \"C\" __global__",
+                          "No dynamic parallelism",
+                          "\"kernel_source\"",
                           "Tools:"})
         BOOST_TEST(contains(structured, n), n);
     const auto fenced = render_system_prompt(false, false);
@@ -112,7 +127,8 @@ BOOST_AUTO_TEST_CASE(user_prompt_carries_every_part_of_the_feedback)
 {
     feedback_input in;
     in.work = &sgemm();
-    in.device = json::object{{"name", "NVIDIA H200"}, {"arch", "sm_90"}, {"sm_count", 132}, {"l2_bytes", 52428800}};
+    in.device =
+        json::object{{"name", "NVIDIA H200"}, {"arch", "sm_90"}, {"sm_count", 132}, {"l2_bytes", 52428800}};
     in.reference_median_us = {{"4096x4096x4096", 2000.0}};
     in.initial_median_us = {{"4096x4096x4096", 1000.0}};
     in.mode = proposal_mode::improve;
@@ -121,18 +137,34 @@ BOOST_AUTO_TEST_CASE(user_prompt_carries_every_part_of_the_feedback)
     in.best = valid_candidate("c0004", 1, 500.0);
     in.parent = valid_candidate("c0002", 2, 800.0);
     in.parent->parent = "c0001";
-    in.recent_failures.push_back(invalid_candidate("c0005", 2, "compile_error",
-                                                   "c0005.cu(12): error: identifier \"accum\" is undefined"));
-    in.recent_failures.push_back(invalid_candidate("c0006", 0, "mismatch", "case 37x61x19: 12 of 2257 elements differ"));
+    in.recent_failures.push_back(invalid_candidate(
+        "c0005", 2, "compile_error", "c0005.cu(12): error: identifier \"accum\" is undefined"));
+    in.recent_failures.push_back(
+        invalid_candidate("c0006", 0, "mismatch", "case 37x61x19: 12 of 2257 elements differ"));
     in.other_branches.push_back(valid_candidate("c0004", 1, 500.0));
     in.hint = "try float4 loads";
     const auto text = render_user_prompt(in);
     BOOST_TEST(text.rfind("[warpsmith task=propose mode=improve branch=2 iteration=3]", 0) == 0u);
-    for (const char* n : {"## Workload", "## Device", "NVIDIA H200", "## Baselines", "reference 2000.00 us",
-                          "## Current best", "c0004", "4.00x vs reference", "2.00x vs initial", "## Parent", "c0002",
-                          "parent c0001", "40 registers/thread", "## Recent failures", "compile_error",
-                          "identifier \"accum\" is undefined", "12 of 2257 elements differ", "other branches",
-                          "Advice for this round: try float4 loads", "```cuda"})
+    for (const char* n : {"## Workload",
+                          "## Device",
+                          "NVIDIA H200",
+                          "## Baselines",
+                          "reference 2000.00 us",
+                          "## Current best",
+                          "c0004",
+                          "4.00x vs reference",
+                          "2.00x vs initial",
+                          "## Parent",
+                          "c0002",
+                          "parent c0001",
+                          "40 registers/thread",
+                          "## Recent failures",
+                          "compile_error",
+                          "identifier \"accum\" is undefined",
+                          "12 of 2257 elements differ",
+                          "other branches",
+                          "Advice for this round: try float4 loads",
+                          "```cuda"})
         BOOST_TEST(contains(text, n), n);
 
     // When the parent is the best, its source is shown once.
@@ -142,7 +174,8 @@ BOOST_AUTO_TEST_CASE(user_prompt_carries_every_part_of_the_feedback)
     BOOST_TEST(!contains(once, "## Parent"));
 
     in.mode = proposal_mode::repair;
-    in.repair_of = invalid_candidate("c0007", 2, "launch_failed", "case big: launch failed: CUDA_ERROR_INVALID_VALUE");
+    in.repair_of =
+        invalid_candidate("c0007", 2, "launch_failed", "case big: launch failed: CUDA_ERROR_INVALID_VALUE");
     const auto repair = render_user_prompt(in);
     BOOST_TEST(contains(repair, "mode=repair"));
     BOOST_TEST(contains(repair, "Your invalid candidate (to repair)"));
@@ -225,7 +258,8 @@ BOOST_AUTO_TEST_SUITE(inference_checks_suite)
 
 BOOST_AUTO_TEST_CASE(missing_parts_of_what_was_given)
 {
-    BOOST_TEST(missing_parts(json::object{}) == (std::vector<std::string>{"signature", "cases", "reference", "initial"}));
+    BOOST_TEST(missing_parts(json::object{}) ==
+               (std::vector<std::string>{"signature", "cases", "reference", "initial"}));
     BOOST_TEST(missing_parts(json::object{{"signature", json::object{}}, {"reference_source", "x"}}) ==
                (std::vector<std::string>{"cases", "initial"}));
 }
@@ -243,8 +277,10 @@ BOOST_AUTO_TEST_CASE(merge_builds_a_loadable_workload)
     BOOST_TEST(check_inferred_cases(w).empty());
 
     // Given parts win over the answer.
-    json::object given{{"cases", json::array{json::object{{"name", "only"}, {"values", json::object{{"M", 2}, {"N", 2}, {"K", 2}}},
-                                                          {"float_values", json::object{{"alpha", 1}}}}}}};
+    json::object given{{"cases",
+                        json::array{json::object{{"name", "only"},
+                                                 {"values", json::object{{"M", 2}, {"N", 2}, {"K", 2}}},
+                                                 {"float_values", json::object{{"alpha", 1}}}}}}};
     const auto m2 = merge_inferred(given, sgemm_inference_answer(), "GEMM.");
     BOOST_REQUIRE(m2.json);
     BOOST_TEST(m2.json->at("cases").as_array().size() == 1u);
@@ -257,7 +293,8 @@ BOOST_AUTO_TEST_CASE(merge_reports_shape_problems)
 {
     auto a = sgemm_inference_answer();
     a.erase("reference_source");
-    a["cases"] = json::array{json::object{{"name", "x"}, {"values", json::array{json::object{{"name", "M"}}}}}};
+    a["cases"] =
+        json::array{json::object{{"name", "x"}, {"values", json::array{json::object{{"name", "M"}}}}}};
     const auto m = merge_inferred(json::object{}, a, "");
     BOOST_TEST(!m.json);
     bool ref = false, vals = false;
@@ -274,10 +311,12 @@ BOOST_AUTO_TEST_CASE(merge_reports_shape_problems)
 BOOST_AUTO_TEST_CASE(reference_load_report)
 {
     const auto ok = json::parse(R"({"cases": [{"name": "a", "reference": {"all_zero": {"C": false},
-        "nonfinite": {"C": 0}, "depends_on_inputs": true}}]})").as_object();
+        "nonfinite": {"C": 0}, "depends_on_inputs": true}}]})")
+                        .as_object();
     BOOST_TEST(check_reference_load(ok).empty());
     const auto bad = json::parse(R"({"cases": [{"name": "a", "reference": {"all_zero": {"C": true},
-        "nonfinite": {"C": 3}, "depends_on_inputs": false}}]})").as_object();
+        "nonfinite": {"C": 3}, "depends_on_inputs": false}}]})")
+                         .as_object();
     const auto p = check_reference_load(bad);
     BOOST_REQUIRE_EQUAL(p.size(), 3u);
     BOOST_TEST(p[0] == "case 'a': the reference wrote only zeros to 'C'");

@@ -76,7 +76,8 @@
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 struct config
 {
@@ -313,8 +314,8 @@ json::object fake_compile(const json::object& req)
     }
     out["compiled"] = true;
     out["error"] = "";
-    out["log"] = "ptxas info    : Used " + std::to_string(marker_int(m, "registers", 32)) +
-                 " registers (fake)\n";
+    out["log"] =
+        "ptxas info    : Used " + std::to_string(marker_int(m, "registers", 32)) + " registers (fake)\n";
     out["cubin_b64"] = warpsmith::base64_encode("FAKE-CUBIN\n" + source);
     out["entries"] = json::array{json::value(entry)};
     out["resources"] = resources;
@@ -383,8 +384,9 @@ std::string candidate_text(const json::object& cand)
 void handle_evaluate(const json::object& req)
 {
     const json::value& id = req.at("id");
-    std::string name = req.contains("name") && req.at("name").is_string() ? std::string(req.at("name").as_string())
-                                                                          : "candidate";
+    std::string name = req.contains("name") && req.at("name").is_string()
+                           ? std::string(req.at("name").as_string())
+                           : "candidate";
     if (!g_loaded)
     {
         send(fail(id, "no_workload", "evaluate before load_workload"));
@@ -447,20 +449,27 @@ void handle_evaluate(const json::object& req)
         bool passed = failure_kind.empty() || !first_case.empty();
         if (first_case.empty())
             first_case = cname;
-        json::object run{{"inputs", "stated"},     {"passed", passed},     {"elements", 1024},
-                         {"mismatches", passed ? 0 : 17}, {"unwritten", 0}, {"nonfinite", 0},
-                         {"max_abs_error", passed ? 1e-7 : 0.5}, {"max_rel_error", passed ? 1e-7 : 1.0},
+        json::object run{{"inputs", "stated"},
+                         {"passed", passed},
+                         {"elements", 1024},
+                         {"mismatches", passed ? 0 : 17},
+                         {"unwritten", 0},
+                         {"nonfinite", 0},
+                         {"max_abs_error", passed ? 1e-7 : 0.5},
+                         {"max_rel_error", passed ? 1e-7 : 1.0},
                          {"first_mismatches", json::array{}}};
         json::object cr{
             {"name", cname},
             {"role", role},
-            {"launch", json::object{{"grid", json::array{1, 1, 1}}, {"block", json::array{128, 1, 1}},
-                                    {"shared_bytes", 0}}},
-            {"validation", json::object{{"passed", passed},
-                                        {"runs", json::array{run}},
-                                        {"guards_intact", true},
-                                        {"inputs_intact", true},
-                                        {"repeat_agrees", true}}},
+            {"launch",
+             json::object{
+                 {"grid", json::array{1, 1, 1}}, {"block", json::array{128, 1, 1}}, {"shared_bytes", 0}}},
+            {"validation",
+             json::object{{"passed", passed},
+                          {"runs", json::array{run}},
+                          {"guards_intact", true},
+                          {"inputs_intact", true},
+                          {"repeat_agrees", true}}},
         };
         if (failure_kind.empty() && !validate_only && role == "performance")
         {
@@ -486,13 +495,15 @@ void handle_evaluate(const json::object& req)
         result["score_us"] = std::exp(log_sum / perf);
     else
         result["score_us"] = nullptr;
-    result["environment"] = json::object{{"gpu", "Fake GPU"},       {"arch", "sm_90"},
-                                         {"driver_version", "fake"}, {"nvrtc_version", "fake"},
-                                         {"worker_version", "fake"},
-                                         {"clocks", json::object{{"sm_mhz_start", 1980},
-                                                                 {"sm_mhz_end", 1980},
-                                                                 {"mem_mhz_start", 3201},
-                                                                 {"mem_mhz_end", 3201}}}};
+    result["environment"] = json::object{
+        {"gpu", "Fake GPU"},
+        {"arch", "sm_90"},
+        {"driver_version", "fake"},
+        {"nvrtc_version", "fake"},
+        {"worker_version", "fake"},
+        {"clocks",
+         json::object{
+             {"sm_mhz_start", 1980}, {"sm_mhz_end", 1980}, {"mem_mhz_start", 3201}, {"mem_mhz_end", 3201}}}};
     result["eval_ms"] = static_cast<double>(marker_int(m, "evaluate_ms", g_cfg.evaluate_ms));
 
     auto resp = ok(id);
@@ -515,7 +526,8 @@ void handle_load(const json::object& req)
     const json::value& id = req.at("id");
     std::string seed = "-";
     if (auto* hs = req.if_contains("hidden_seed"); hs && hs->is_number())
-        seed = hs->is_uint64() ? std::to_string(hs->get_uint64()) : std::to_string(hs->to_number<std::int64_t>());
+        seed = hs->is_uint64() ? std::to_string(hs->get_uint64())
+                               : std::to_string(hs->to_number<std::int64_t>());
     log_event("load", seed);
     sleep_ms(g_cfg.load_ms);
     const json::value* w = req.if_contains("workload");
@@ -551,13 +563,13 @@ void handle_load(const json::object& req)
             if (auto* r = c.as_object().if_contains("role"); r && r->is_string())
                 role = std::string(r->get_string());
             g_cases.emplace_back(json::object{{"name", c.as_object().at("name")}, {"role", role}});
-            cases_out.emplace_back(json::object{
-                {"name", c.as_object().at("name")},
-                {"role", role},
-                {"elements", json::object{}},
-                {"reference", json::object{{"all_zero", json::object{}},
-                                           {"nonfinite", json::object{}},
-                                           {"depends_on_inputs", true}}}});
+            cases_out.emplace_back(json::object{{"name", c.as_object().at("name")},
+                                                {"role", role},
+                                                {"elements", json::object{}},
+                                                {"reference",
+                                                 json::object{{"all_zero", json::object{}},
+                                                              {"nonfinite", json::object{}},
+                                                              {"depends_on_inputs", true}}}});
         }
     }
     g_loaded = true;
@@ -628,7 +640,8 @@ void handle_baseline(const json::object& req)
         send(fail(id, "no_workload", "baseline before load_workload"));
         return;
     }
-    auto text = [&](const char* key, const char* fallback) {
+    auto text = [&](const char* key, const char* fallback)
+    {
         const auto* v = req.if_contains(key);
         return v && v->is_string() ? std::string(v->get_string()) : std::string(fallback);
     };
@@ -645,8 +658,10 @@ void handle_baseline(const json::object& req)
         }
     if (!decl)
     {
-        send(fail(id, "no_baseline", "baseline: the workload declares no " + kind + " baseline" +
-                                         (wanted.empty() ? std::string() : " named '" + wanted + "'")));
+        send(fail(id,
+                  "no_baseline",
+                  "baseline: the workload declares no " + kind + " baseline" +
+                      (wanted.empty() ? std::string() : " named '" + wanted + "'")));
         return;
     }
     if (g_cfg.no_cublas)
@@ -677,13 +692,16 @@ void handle_baseline(const json::object& req)
         if (!subset.empty() && std::find(subset.begin(), subset.end(), cname) == subset.end())
             continue;
         const bool perf = co.at("role").as_string() == "performance";
-        cases.emplace_back(json::object{
-            {"name", cname},
-            {"role", co.at("role")},
-            {"validation",
-             json::object{{"inputs", "stated"}, {"passed", !tf32}, {"max_abs_error", error}, {"max_rel_error", error}}},
-            {"timing", perf ? json::value(timing_json(median, timing)) : json::value(nullptr)},
-            {"timing_failure", nullptr}});
+        cases.emplace_back(
+            json::object{{"name", cname},
+                         {"role", co.at("role")},
+                         {"validation",
+                          json::object{{"inputs", "stated"},
+                                       {"passed", !tf32},
+                                       {"max_abs_error", error},
+                                       {"max_rel_error", error}}},
+                         {"timing", perf ? json::value(timing_json(median, timing)) : json::value(nullptr)},
+                         {"timing_failure", nullptr}});
         if (perf)
             medians[cname] = median;
     }
@@ -733,7 +751,8 @@ int parse_args(int argc, char** argv)
     for (int i = 1; i < argc; ++i)
     {
         std::string a = argv[i];
-        auto next = [&]() -> std::string {
+        auto next = [&]() -> std::string
+        {
             if (i + 1 >= argc)
             {
                 std::fprintf(stderr, "fake_worker: %s needs a value\n", a.c_str());
@@ -835,9 +854,8 @@ int main(int argc, char** argv)
                 auto resp = ok(req.at("id"));
                 json::object dev = device_json();
                 if (req.contains("measure") && req.at("measure").is_bool() && req.at("measure").as_bool())
-                    dev["measured"] = json::object{{"copy_bandwidth_gbps", 4000.0},
-                                                   {"fp32_tflops", 60.0},
-                                                   {"measure_ms", 1.0}};
+                    dev["measured"] = json::object{
+                        {"copy_bandwidth_gbps", 4000.0}, {"fp32_tflops", 60.0}, {"measure_ms", 1.0}};
                 resp["device"] = std::move(dev);
                 send(resp);
             }

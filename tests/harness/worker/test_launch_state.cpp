@@ -147,7 +147,8 @@ BOOST_AUTO_TEST_CASE(hygiene_kernels_compile_with_the_frames_they_need)
         BOOST_TEST((std::find(out.entries.begin(), out.entries.end(), entry) != out.entries.end()), entry);
     // The local scrubbers must really have stack frames of their size (a volatile array the
     // compiler could not keep in registers); ptxas reports "N bytes stack frame" per function.
-    const std::regex frame(R"(Function properties for (ws_scrub_local_\w+)\s*\n[^\n]*?(\d+) bytes stack frame)");
+    const std::regex frame(
+        R"(Function properties for (ws_scrub_local_\w+)\s*\n[^\n]*?(\d+) bytes stack frame)");
     std::set<std::string> seen;
     for (auto it = std::sregex_iterator(out.log.begin(), out.log.end(), frame); it != std::sregex_iterator();
          ++it)
