@@ -289,6 +289,7 @@ private:
         r.name = twin ? e.name + "-twin" : e.name;
         r.cand = twin ? *e.twin : e.cand;
         r.cubin = out.cubin;
+        r.local_memory = out.local_memory;
         r.timing.warmup = args_.warmup;
         r.timing.iterations = args_.iterations;
         return r;

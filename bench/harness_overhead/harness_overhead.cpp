@@ -234,6 +234,7 @@ int main(int argc, char** argv)
                     300s),
                 "compile");
             candidate["cubin_b64"] = c.at("output").at("cubin_b64");
+            candidate["local_memory"] = c.at("output").at("local_memory");
         }
         const json::object evaluate{
             {"op", "evaluate"}, {"name", "bench"}, {"candidate", candidate}, {"timing", timing}};

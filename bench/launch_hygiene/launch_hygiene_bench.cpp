@@ -8,6 +8,9 @@
 //   local scrub B            the local-window wipe for a candidate with a B-byte frame
 //   globals restore B        module_state::restore of a module with B bytes of __device__ data
 //   seal digest MiB          the sampled digest of that much sealed memory (taken twice a candidate)
+//   hot read after ...       a kernel that reads 32 MiB (L2-resident when hot) timed alone, right
+//                            after its previous launch, after the SM scrub, and after the SM and
+//                            local scrubs (what hot mode measures now): how warm the wipes leave L2
 //
 // Performance figures live here, never in tests (SPEC §9).
 
@@ -72,6 +75,56 @@ loaded_kernel globals_module(const nvrtc_compiler& compiler, const std::string& 
     return std::move(*k);
 }
 
+// Event time of `work` alone, with `before` queued ahead of it outside the events.
+double median_after_us(const gpu_device& device,
+                       int n,
+                       const std::function<void(CUstream)>& before,
+                       const std::function<void(CUstream)>& work)
+{
+    const CUstream s = device.stream();
+    std::vector<double> us;
+    cuda::event start, stop;
+    for (int i = 0; i <= n; ++i)
+    {
+        before(s);
+        start.record(s);
+        work(s);
+        stop.record(s);
+        wait_for_stream(s, 10s, "measurement");
+        if (i > 0)
+            us.push_back(1000.0 * cuda::event::elapsed_ms(start, stop));
+    }
+    std::sort(us.begin(), us.end());
+    return us[us.size() / 2];
+}
+
+loaded_kernel reader_module(const nvrtc_compiler& compiler, const std::string& arch)
+{
+    compile_request r;
+    r.source = R"(extern "C" __global__ void rd(const uint4* p, unsigned long long n, unsigned* out)
+{
+    unsigned acc = 0;
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += (unsigned long long)gridDim.x * blockDim.x)
+    {
+        const uint4 v = p[i];
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x12345678u) *out = acc;
+})";
+    r.entry = "rd";
+    r.arch = arch;
+    r.name = "reader.cu";
+    const compile_output out = compiler.compile(r);
+    if (!out.compiled)
+        throw std::runtime_error(out.error + "\n" + out.log);
+    std::string why;
+    std::optional<loaded_kernel> k = load_kernel(out.cubin, "rd", why);
+    if (!k)
+        throw std::runtime_error(why);
+    return std::move(*k);
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -120,10 +173,67 @@ int main(int argc, char** argv)
         std::printf("%-34s %10.2f\n",
                     "SM scrub only (hot mode)",
                     median_us(device, n, [&](CUstream s) { hygiene.scrub_sm(s, ++seed); }));
-        for (std::size_t bytes : {64, 256, 1024, 4096, 16384})
+        {
+            // How warm L2 stays in hot mode: 32 MiB read right after its previous read, after the
+            // shared-memory scrub, and after both scrubs (before the frames below grow the wipe).
+            const loaded_kernel rd = reader_module(compiler, device.arch());
+            cuda::device_buffer data(32 << 20);
+            WARPSMITH_CU(cuMemsetD32Async, data.ptr(), 1, (32 << 20) / 4, device.stream());
+            cuda::device_buffer sink(4);
+            CUdeviceptr p = data.ptr(), o = sink.ptr();
+            unsigned long long vectors = (32ull << 20) / 16;
+            void* args[] = {&p, &vectors, &o};
+            const auto read = [&](CUstream s)
+            {
+                WARPSMITH_CU(cuLaunchKernel,
+                             rd.function,
+                             static_cast<unsigned>(l.sm_count * 4),
+                             1,
+                             1,
+                             512,
+                             1,
+                             1,
+                             0,
+                             s,
+                             args,
+                             nullptr);
+            };
+            const auto nothing = [](CUstream) {};
+            std::printf(
+                "%-34s %10.2f\n", "hot read 32 MiB, back to back", median_after_us(device, n, nothing, read));
             std::printf("%-34s %10.2f\n",
-                        ("local scrub " + std::to_string(bytes) + " B").c_str(),
-                        median_us(device, n, [&](CUstream s) { hygiene.scrub_local(s, ++seed, bytes); }));
+                        "hot read 32 MiB, after SM scrub",
+                        median_after_us(
+                            device, n, [&](CUstream s) { hygiene.scrub_sm(s, ++seed); }, read));
+            std::printf("%-34s %10.2f\n",
+                        "hot read 32 MiB, after SM + local",
+                        median_after_us(
+                            device,
+                            n,
+                            [&](CUstream s)
+                            {
+                                hygiene.scrub_local(s, ++seed);
+                                hygiene.scrub_sm(s, ++seed);
+                            },
+                            read));
+            std::printf(
+                "%-34s %10.2f\n",
+                "cold read 32 MiB, after L2 scrub",
+                median_after_us(
+                    device, n, [&](CUstream s) { hygiene.scrub_sm(s, ++seed, scrub.ptr(), l2); }, read));
+        }
+        // The allocation only grows, so the frames go up: each line is what every launch costs in a
+        // worker that has run a kernel with that frame.
+        std::printf("(local window reserve: %zu bytes per thread)\n", hygiene.local_reserve());
+        for (std::size_t frame : {0, 64, 256, 1024, 4096, 16384})
+        {
+            note_local_frame(frame);
+            std::printf("%-34s %10.2f\n",
+                        ("local scrub, frame " + std::to_string(frame) + " B (" +
+                         std::to_string(hygiene.local_scrub_bytes()) + " B)")
+                            .c_str(),
+                        median_us(device, n, [&](CUstream s) { hygiene.scrub_local(s, ++seed); }));
+        }
         for (std::size_t bytes : {4, 4096, 1 << 20, 16 << 20})
         {
             const loaded_kernel k = globals_module(compiler, device.arch(), bytes);

@@ -7,12 +7,14 @@
 
 #include <random>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace asio = boost::asio;
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 json::object compile_failure_result(const compile_output& c)
 {
@@ -74,7 +76,8 @@ std::uint64_t random_hidden_seed()
 struct eval_session::impl
 {
     impl(asio::io_context& ioc, session_options o)
-        : opts(std::move(o)), gpu(ioc, opts.launch, opts.device, executor_options(opts)),
+        : opts(std::move(o)),
+          gpu(ioc, opts.launch, opts.device, executor_options(opts)),
           pool(ioc, worker_launch{}, pool_options(opts))
     {
     }
@@ -114,8 +117,8 @@ asio::awaitable<void> eval_session::start()
     json::object hello = co_await d.gpu.start();
     if (d.opts.arch)
         d.arch = *d.opts.arch;
-    else if (auto* dev = hello.if_contains("device"); dev && dev->is_object() && dev->as_object().contains("arch") &&
-                                                      dev->at("arch").is_string())
+    else if (auto* dev = hello.if_contains("device");
+             dev && dev->is_object() && dev->as_object().contains("arch") && dev->at("arch").is_string())
         d.arch = std::string(dev->at("arch").get_string());
     else
         throw user_error("gpu" + std::to_string(d.opts.device) +
@@ -127,8 +130,11 @@ asio::awaitable<json::object> eval_session::load(const workload& w, std::uint64_
     co_return co_await impl_->gpu.load(w, hidden_seed);
 }
 
-asio::awaitable<kernel_run> eval_session::run(std::string name, candidate cand, timing_options timing,
-                                              std::vector<std::string> cases, bool validate_only)
+asio::awaitable<kernel_run> eval_session::run(std::string name,
+                                              candidate cand,
+                                              timing_options timing,
+                                              std::vector<std::string> cases,
+                                              bool validate_only)
 {
     auto& d = *impl_;
     kernel_run out;
@@ -145,6 +151,7 @@ asio::awaitable<kernel_run> eval_session::run(std::string name, candidate cand, 
     req.name = name;
     req.cand = std::move(cand);
     req.cubin = out.compile.cubin;
+    req.local_memory = out.compile.local_memory;
     req.timing = std::move(timing);
     req.validate_only = validate_only;
     req.cases = std::move(cases);
@@ -168,11 +175,18 @@ const json::object& eval_session::hello() const
     return impl_->gpu.hello();
 }
 
-json::object result_document(const std::string& command, const workload& w, const kernel_run& cand,
-                             const kernel_run* reference, const kernel_run* initial, const eval_report& report,
-                             const timing_options& timing, std::uint64_t hidden_seed, const json::object& hello)
+json::object result_document(const std::string& command,
+                             const workload& w,
+                             const kernel_run& cand,
+                             const kernel_run* reference,
+                             const kernel_run* initial,
+                             const eval_report& report,
+                             const timing_options& timing,
+                             std::uint64_t hidden_seed,
+                             const json::object& hello)
 {
-    auto kernel_part = [](const kernel_run& k) {
+    auto kernel_part = [](const kernel_run& k)
+    {
         json::object o;
         o["name"] = k.name;
         o["compile"] = compile_summary(k.compile);

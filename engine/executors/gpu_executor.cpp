@@ -11,7 +11,8 @@
 
 #include <stdexcept>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -28,7 +29,8 @@ json::object timing_options::to_json() const
     return o;
 }
 
-namespace {
+namespace
+{
 
 double ms_since(steady::time_point t0)
 {
@@ -60,6 +62,7 @@ json::object candidate_json(const evaluate_request& req)
         o.erase("source");
         o.erase("options");
         o["cubin_b64"] = base64_encode(req.cubin);
+        o["local_memory"] = req.local_memory;
     }
     return o;
 }
@@ -86,7 +89,11 @@ json::object synthesized_result(std::string_view kind, const std::string& messag
 struct gpu_executor::impl
 {
     impl(asio::io_context& io, worker_launch l, int dev, gpu_executor_options o)
-        : ioc(io), launch(std::move(l)), device(dev), opts(o), gate(io.get_executor(), 1),
+        : ioc(io),
+          launch(std::move(l)),
+          device(dev),
+          opts(o),
+          gate(io.get_executor(), 1),
           label("gpu" + std::to_string(dev))
     {
     }
@@ -135,7 +142,8 @@ struct gpu_executor::impl
     }
 
     /// One request to the worker, with busy-time accounting.
-    asio::awaitable<json::object> timed_request(json::object req, std::chrono::milliseconds deadline,
+    asio::awaitable<json::object> timed_request(json::object req,
+                                                std::chrono::milliseconds deadline,
                                                 double& elapsed_ms)
     {
         busy = true;
@@ -313,7 +321,8 @@ asio::awaitable<gpu_evaluation> gpu_executor::evaluate(evaluate_request req)
         else
         {
             died_kind = "worker_crash";
-            died_message = "the worker died while evaluating " + req.name + " (" + d.worker->exit_description() + ")";
+            died_message =
+                "the worker died while evaluating " + req.name + " (" + d.worker->exit_description() + ")";
             std::string tail = d.worker->stderr_tail();
             if (!tail.empty())
             {
@@ -323,8 +332,8 @@ asio::awaitable<gpu_evaluation> gpu_executor::evaluate(evaluate_request req)
                 died_message += ": " + tail.substr(nl == std::string::npos ? 0 : nl + 1);
             }
             if (*code == errc::worker_protocol)
-                died_message = std::string("the worker broke the protocol while evaluating ") + req.name + ": " +
-                               e.what();
+                died_message = std::string("the worker broke the protocol while evaluating ") + req.name +
+                               ": " + e.what();
         }
     }
 
@@ -348,7 +357,8 @@ asio::awaitable<gpu_evaluation> gpu_executor::evaluate(evaluate_request req)
     if (auto* r = resp.if_contains("result"))
         out.result = *r;
     else
-        out.result = synthesized_result("worker_error", "the worker's response carries no 'result'", out.busy_ms);
+        out.result =
+            synthesized_result("worker_error", "the worker's response carries no 'result'", out.busy_ms);
 
     if (auto* wr = resp.if_contains("worker_restart"); wr && wr->is_bool() && wr->get_bool())
     {

@@ -24,69 +24,71 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct timing_options
 {
     int warmup = 10;
     int iterations = 100;
-    std::string mode = "cold";       ///< "cold" (L2 scrubbed) or "hot".
-    double target_rel_noise = 0;     ///< > 0: adaptive stop.
+    std::string mode = "cold";    ///< "cold" (L2 scrubbed) or "hot".
+    double target_rel_noise = 0;  ///< > 0: adaptive stop.
 
     boost::json::object to_json() const;
 };
 
 struct gpu_executor_options
 {
-    std::chrono::milliseconds launch_timeout{10000};    ///< Per launch, enforced by the worker.
-    std::chrono::milliseconds request_deadline{600000}; ///< Backstop per request (worker killed).
+    std::chrono::milliseconds launch_timeout{10000};     ///< Per launch, enforced by the worker.
+    std::chrono::milliseconds request_deadline{600000};  ///< Backstop per request (worker killed).
     std::chrono::milliseconds start_deadline{120000};
-    int max_restarts = 1000;                            ///< Then the executor gives up (throws).
+    int max_restarts = 1000;  ///< Then the executor gives up (throws).
 };
 
 /// What the engine asks the GPU to do with one compiled candidate.
 struct evaluate_request
 {
-    std::string name;                    ///< Candidate id ("c0007", "reference").
-    candidate cand;                      ///< Launch plan, overrides, defines, entry.
-    std::string cubin;                   ///< Compiled binary (from the compile pool).
+    std::string name;          ///< Candidate id ("c0007", "reference").
+    candidate cand;            ///< Launch plan, overrides, defines, entry.
+    std::string cubin;         ///< Compiled binary (from the compile pool).
+    bool local_memory = true;  ///< compile_output::local_memory of that compile.
     timing_options timing;
     bool validate_only = false;
-    std::vector<std::string> cases;      ///< Empty: all cases.
+    std::vector<std::string> cases;  ///< Empty: all cases.
 };
 
 struct gpu_evaluation
 {
-    boost::json::value result;           ///< The worker's evaluation result (protocol doc).
-    bool worker_restarted = false;       ///< A fault/hang/crash restarted the worker.
-    std::string restart_reason;          ///< "fault", "hang", "worker_crash".
-    double restart_ms = 0;               ///< Time to restart and reload after it.
-    double queued_ms = 0;                ///< Waiting for the GPU.
-    double busy_ms = 0;                  ///< Worker time on this request.
+    boost::json::value result;      ///< The worker's evaluation result (protocol doc).
+    bool worker_restarted = false;  ///< A fault/hang/crash restarted the worker.
+    std::string restart_reason;     ///< "fault", "hang", "worker_crash".
+    double restart_ms = 0;          ///< Time to restart and reload after it.
+    double queued_ms = 0;           ///< Waiting for the GPU.
+    double busy_ms = 0;             ///< Worker time on this request.
     int device = 0;
 };
 
 /// A vendor baseline to time (worker protocol op `baseline`; SPEC §6).
 struct baseline_request
 {
-    std::string name;                    ///< The workload's declaration ("cublas").
-    std::string kind;                    ///< "cublas_sgemm".
-    std::string math = "fp32";           ///< "fp32" or "tf32".
+    std::string name;           ///< The workload's declaration ("cublas").
+    std::string kind;           ///< "cublas_sgemm".
+    std::string math = "fp32";  ///< "fp32" or "tf32".
     timing_options timing;
-    std::vector<std::string> cases;      ///< Empty: all cases (the performance ones are timed).
+    std::vector<std::string> cases;  ///< Empty: all cases (the performance ones are timed).
 };
 
 /// What became of a baseline request. A baseline that cannot be timed is a value, never a failure
 /// of the run: the search goes on without it.
 struct baseline_outcome
 {
-    bool available = false;              ///< The worker timed it; `baseline` holds its result.
-    boost::json::object baseline;        ///< The worker's "baseline" object (protocol doc).
-    std::string error_kind;              ///< Otherwise why: "no_baseline" (no cuBLAS, unknown kind,
-                                         ///< nothing declared), "internal", "worker_crash", "hang", ...
-    std::string message;                 ///< One line.
-    double busy_ms = 0;                  ///< Worker time on this request.
-    bool worker_restarted = false;       ///< The worker died or lost its context and was restarted.
+    bool available = false;         ///< The worker timed it; `baseline` holds its result.
+    boost::json::object baseline;   ///< The worker's "baseline" object (protocol doc).
+    std::string error_kind;         ///< Otherwise why: "no_baseline" (no cuBLAS, unknown kind,
+                                    ///< nothing declared), "internal", "worker_crash", "hang", ...
+    std::string message;            ///< One line.
+    double busy_ms = 0;             ///< Worker time on this request.
+    bool worker_restarted = false;  ///< The worker died or lost its context and was restarted.
 };
 
 class gpu_executor
@@ -121,10 +123,10 @@ public:
     boost::asio::awaitable<void> stop();
 
     int device() const;
-    const boost::json::object& hello() const;    ///< Device info and versions from hello.
-    int queued() const;                          ///< Requests waiting.
-    bool busy() const;                           ///< A request is running on the worker.
-    double busy_seconds() const;                 ///< Total worker time on requests so far.
+    const boost::json::object& hello() const;  ///< Device info and versions from hello.
+    int queued() const;                        ///< Requests waiting.
+    bool busy() const;                         ///< A request is running on the worker.
+    double busy_seconds() const;               ///< Total worker time on requests so far.
     int restarts() const;
 
 private:

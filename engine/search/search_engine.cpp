@@ -339,13 +339,16 @@ struct search_engine::impl : strategy_services
     /// (and confirmation after it ends), so they need no GPU assignment from the pool.
     asio::awaitable<void> baseline_on_gpu(int gpu,
                                           std::string cubin_ref,
+                                          bool ref_local_memory,
                                           std::optional<std::string> cubin_init,
+                                          bool init_local_memory,
                                           std::optional<candidate> init_cand)
     {
         evaluate_request ref_req;
         ref_req.name = "reference";
         ref_req.cand = candidate::from_kernel(work_.reference);
         ref_req.cubin = std::move(cubin_ref);
+        ref_req.local_memory = ref_local_memory;
         ref_req.timing = opts_.timing;
         const auto ref_eval = co_await backend_.evaluate(gpu, std::move(ref_req));
         record_baseline("reference", gpu, ref_eval, ref_.at(gpu));
@@ -361,6 +364,7 @@ struct search_engine::impl : strategy_services
             init_req.name = "initial";
             init_req.cand = *init_cand;
             init_req.cubin = std::move(*cubin_init);
+            init_req.local_memory = init_local_memory;
             init_req.timing = opts_.timing;
             const auto init_eval = co_await backend_.evaluate(gpu, std::move(init_req));
             record_baseline("initial", gpu, init_eval, init_.at(gpu));
@@ -399,6 +403,7 @@ struct search_engine::impl : strategy_services
         if (!ref_out.compiled)
             throw user_error("the reference kernel does not compile: " + ref_out.error);
         std::optional<std::string> init_cubin;
+        bool init_local_memory = true;
         std::optional<candidate> init_cand;
         if (work_.initial)
         {
@@ -406,7 +411,10 @@ struct search_engine::impl : strategy_services
             auto init_req = compile_request_for(*init_cand, arch_);
             auto init_out = co_await backend_.compile(std::move(init_req));
             if (init_out.compiled)
+            {
                 init_cubin = std::move(init_out.cubin);
+                init_local_memory = init_out.local_memory;
+            }
             else
             {
                 log_warn("the initial kernel does not compile: " + init_out.error);
@@ -424,11 +432,14 @@ struct search_engine::impl : strategy_services
         // One task per GPU, all at once: each holds its GPU for the reference and initial kernel.
         auto ex = co_await asio::this_coro::executor;
         using op_type = decltype(asio::co_spawn(
-            ex, baseline_on_gpu(0, std::string(), std::nullopt, std::nullopt), asio::deferred));
+            ex, baseline_on_gpu(0, std::string(), true, std::nullopt, true, std::nullopt), asio::deferred));
         std::vector<op_type> ops;
         for (int g = 0; g < n; ++g)
-            ops.push_back(
-                asio::co_spawn(ex, baseline_on_gpu(g, ref_out.cubin, init_cubin, init_cand), asio::deferred));
+            ops.push_back(asio::co_spawn(
+                ex,
+                baseline_on_gpu(
+                    g, ref_out.cubin, ref_out.local_memory, init_cubin, init_local_memory, init_cand),
+                asio::deferred));
         auto group = asio::experimental::make_parallel_group(std::move(ops));
         auto [order, errors] =
             co_await group.async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
@@ -698,6 +709,7 @@ struct search_engine::impl : strategy_services
         er.name = records_[idx].id();
         er.cand = records_[idx].ec.cand;
         er.cubin = std::move(cubin);
+        er.local_memory = records_[idx].ec.compile.local_memory;
         er.timing = opts_.timing;
         const auto t_gpu = clock_.now();
         gpu_evaluation ev;
@@ -1020,14 +1032,15 @@ struct search_engine::impl : strategy_services
         const int gpu = 0;
         auto add = [&](const std::string& key,
                        const candidate& c,
-                       const std::string& cubin,
+                       const compile_output& compiled,
                        bool eligible,
                        std::optional<double> search_score)
         {
             evaluate_request er;
             er.name = key;
             er.cand = c;
-            er.cubin = cubin;
+            er.cubin = compiled.cubin;
+            er.local_memory = compiled.local_memory;
             er.timing = opts_.timing;
             entries.emplace_back(key, std::move(er));
             inputs.push_back(confirmation_input{key, eligible, search_score});
@@ -1040,13 +1053,13 @@ struct search_engine::impl : strategy_services
             confirmation_ = json::object{{"skipped", "the reference did not compile again"}};
             co_return std::nullopt;
         }
-        add("reference", ref_cand, ref_out.cubin, false, ref_[gpu].score);
+        add("reference", ref_cand, ref_out, false, ref_[gpu].score);
         if (work_.initial && init_[gpu].valid && !initial_invalidated_)
         {
             auto init_cand = candidate::from_kernel(*work_.initial);
             auto init_out = co_await backend_.compile(compile_request_for(init_cand, arch_));
             if (init_out.compiled)
-                add("initial", init_cand, init_out.cubin, true, init_[gpu].score);
+                add("initial", init_cand, init_out, true, init_[gpu].score);
         }
         for (const auto& id : batch)
         {
@@ -1055,7 +1068,7 @@ struct search_engine::impl : strategy_services
             if (out.compiled)
             {
                 // The search score to compare with is the one on the confirmation GPU's terms.
-                add(id, rec.ec.cand, out.cubin, true, rec.ec.score_us);
+                add(id, rec.ec.cand, out, true, rec.ec.score_us);
             }
         }
         auto response = co_await backend_.time_interleaved(gpu, std::move(entries), opts_.confirm_rounds);

@@ -8,11 +8,13 @@
 
 #include <limits>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 const json::object& as_object(const json::value& v, std::string_view what)
 {
@@ -176,6 +178,7 @@ json::value compile_output::to_json() const
         {"key", key},
         {"cache_hit", cache_hit},
         {"compile_ms", compile_ms},
+        {"local_memory", local_memory},
     };
 }
 
@@ -195,6 +198,8 @@ compile_output compile_output::from_json(const json::value& v)
     out.key = get_string(o, what, "key", false);
     out.cache_hit = get_bool(o, what, "cache_hit", false);
     out.compile_ms = get_double(o, what, "compile_ms");
+    // Absent (an older cache entry or peer): unknown, so the harness wipes.
+    out.local_memory = !o.contains("local_memory") || get_bool(o, what, "local_memory", false);
     if (out.compiled && out.cubin.empty())
         throw user_error(std::string(what) + ": 'compiled' is true but 'cubin_b64' is empty");
     return out;

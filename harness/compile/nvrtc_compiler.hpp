@@ -15,10 +15,17 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace warpsmith
 {
+
+/// True when PTX text names the local state space anywhere (".local": declarations such as
+/// __local_depot, ld/st/atom.local, cvta.local, cvta.to.local, isspacep.local). PTX identifiers
+/// cannot contain '.', so the token is only ever a state space; a mention in a comment errs on the
+/// side of wiping.
+bool ptx_addresses_local_memory(std::string_view ptx);
 
 /// NVRTC's version as "13.0".
 std::string nvrtc_version();

@@ -22,7 +22,7 @@ namespace warpsmith::cuda
     X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute)                    \
     X(cuDeviceTotalMem) X(cuDeviceGetUuid) X(cuDeviceGetPCIBusId)                                    \
     X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)                                         \
-    X(cuCtxSetCurrent) X(cuCtxGetCurrent) X(cuCtxSynchronize)                                        \
+    X(cuCtxSetCurrent) X(cuCtxGetCurrent) X(cuCtxSynchronize) X(cuCtxSetLimit) X(cuCtxGetLimit)      \
     X(cuMemAlloc) X(cuMemFree) X(cuMemAllocHost) X(cuMemFreeHost) X(cuMemGetInfo)                    \
     X(cuMemGetAddressRange)                                                                          \
     X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync)  \

@@ -9,11 +9,13 @@
 
 #include <chrono>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 double ms_since(std::chrono::steady_clock::time_point t0)
 {
@@ -30,8 +32,10 @@ std::string log_excerpt(const std::string& log)
 
 }  // namespace
 
-prepared_candidate prepare_candidate(const json::value& candidate_json, const std::string& where,
-                                     const nvrtc_compiler& compiler, const std::string& arch)
+prepared_candidate prepare_candidate(const json::value& candidate_json,
+                                     const std::string& where,
+                                     const nvrtc_compiler& compiler,
+                                     const std::string& arch)
 {
     if (!candidate_json.is_object())
         bad_request(where + " must be an object");
@@ -47,6 +51,15 @@ prepared_candidate prepare_candidate(const json::value& candidate_json, const st
     }
 
     std::string cubin;
+    // Whether the kernel's code addresses local memory: said by whoever compiled the cubin (the
+    // engine's compile pool), taken from the compile here; absent means unknown, which wipes.
+    bool local_memory = true;
+    if (const json::value* lm = obj.if_contains("local_memory"); lm && !lm->is_null())
+    {
+        if (!lm->is_bool())
+            bad_request(where + ": 'local_memory' must be true or false");
+        local_memory = lm->get_bool();
+    }
     const json::value* b64 = obj.if_contains("cubin_b64");
     if (b64 && !b64->is_null())
     {
@@ -84,6 +97,7 @@ prepared_candidate prepare_candidate(const json::value& candidate_json, const st
             return p;
         }
         cubin = std::move(out.cubin);
+        local_memory = out.local_memory;
     }
 
     const auto t0 = std::chrono::steady_clock::now();
@@ -92,7 +106,15 @@ prepared_candidate prepare_candidate(const json::value& candidate_json, const st
     p.kernel = load_kernel(cubin, p.cand.entry, why, &image_rejected);
     p.load_ms += ms_since(t0);
     if (!p.kernel)
-        p.fail = failure{image_rejected ? failure_kind::compile_error : failure_kind::entry_not_found, "", why};
+        p.fail =
+            failure{image_rejected ? failure_kind::compile_error : failure_kind::entry_not_found, "", why};
+    else if (const std::string refused = refuse_local_frame(*p.kernel); !refused.empty())
+    {
+        p.fail = failure{failure_kind::compile_error, "", refused};
+        p.kernel.reset();
+    }
+    else
+        p.kernel->local_memory = local_memory;
     return p;
 }
 

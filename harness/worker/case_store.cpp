@@ -78,6 +78,8 @@ case_store::case_store(gpu_device& device,
     std::optional<loaded_kernel> ref = load_kernel(compiled.cubin, ref_candidate.entry, why);
     if (!ref)
         throw reference_error("the reference cannot be loaded: " + why);
+    if (const std::string refused = refuse_local_frame(*ref); !refused.empty())
+        throw reference_error("the reference cannot be run: " + refused);
 
     cases_.reserve(wl.cases.size());
     for (const workload_case& wc : wl.cases)

@@ -1,6 +1,7 @@
 #include "harness/worker/comparator_kernels.hpp"
 
 #include "harness/worker/device_buffers.hpp"
+#include "harness/worker/local_window.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -317,15 +318,34 @@ extern "C" __global__ void __launch_bounds__(256) ws_diff_bytes(const u8* a, con
 struct ws_guard_range { u64 ptr; u64 bytes; u32 counter; u32 pad; };
 
 // One blockIdx.y per guard range; bytes that differ from the fill byte are counted per counter.
+// A tail guard runs to the end of its 2 MiB-page allocation, so the aligned middle of a range is
+// read 16 bytes at a time; the unaligned bytes at either end one at a time.
 extern "C" __global__ void __launch_bounds__(256)
 ws_check_guards(const ws_guard_range* ranges, u32 fill, u64* counters)
 {
     const ws_guard_range r = ranges[blockIdx.y];
-    const u8* p = (const u8*)r.ptr;
-    u64 local = 0;
+    const u64 start = r.ptr, end = r.ptr + r.bytes;
+    u64 first = (start + 15) & ~15ull, last = end & ~15ull;
+    if (first > last)
+        first = last = end;  // No whole 16-byte vector inside: all of it byte by byte.
+    const u64 tid = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     const u64 stride = (u64)gridDim.x * blockDim.x;
-    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < r.bytes; i += stride)
-        local += (p[i] != (u8)fill);
+    const u8 f = (u8)fill;
+    u64 local = 0;
+    for (u64 i = tid; i < first - start; i += stride)
+        local += ((const u8*)start)[i] != f;
+    for (u64 i = tid; i < end - last; i += stride)
+        local += ((const u8*)last)[i] != f;
+    const u32 f4 = (fill & 0xFFu) * 0x01010101u;
+    const uint4* v = (const uint4*)first;
+    const u64 vectors = (last - first) / 16;
+    for (u64 i = tid; i < vectors; i += stride)
+    {
+        const uint4 w = v[i];
+        // __vcmpne4 sets 0xFF in every byte that differs: 8 bits per differing byte.
+        local += (__popc(__vcmpne4(w.x, f4)) + __popc(__vcmpne4(w.y, f4)) + __popc(__vcmpne4(w.z, f4)) +
+                  __popc(__vcmpne4(w.w, f4))) >> 3;
+    }
     local = warp_sum(local);
     if ((threadIdx.x & 31) == 0 && local)
         atomicAdd(&counters[r.counter], local);
@@ -462,6 +482,15 @@ std::vector<std::string> helper_kernel_entries()
     return names;
 }
 
+namespace
+{
+void note_frame_of(CUfunction f)
+{
+    note_local_frame(
+        static_cast<std::size_t>(cuda::function_attribute(f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)));
+}
+}  // namespace
+
 helper_kernels::helper_kernels(const std::string& cubin, int sm_count, int max_shared_optin)
     : module_(cuda::module::load(cubin)),
       sm_count_(std::max(1, sm_count)),
@@ -481,6 +510,12 @@ helper_kernels::helper_kernels(const std::string& cubin, int sm_count, int max_s
     scrub_ = module_.function("ws_scrub_shared");
     fma_ = module_.function("ws_fp32_fma");
     mask_ = module_.function("ws_mask_reference");
+    // Their frames, if any, are part of the local allocation every later launch can reach.
+    for (const auto* group : {&compare_, &first_bad_, &find_abs_, &ref_stats_})
+        for (CUfunction f : *group)
+            note_frame_of(f);
+    for (CUfunction f : {diff_bytes_, check_guards_, scrub_, fma_, mask_})
+        note_frame_of(f);
     // The scrubber takes the whole opt-in shared memory of a block, which needs the attribute
     // raised beyond the 48 KiB default first.
     WARPSMITH_CU(
@@ -606,8 +641,9 @@ void helper_kernels::check_guards(
         return;
     unsigned fill_word = fill;
     void* args[] = {&ranges, &fill_word, &counters};
+    // 32 x 256 threads per range: a 2 MiB tail guard is 16 vectors per thread.
     launch(check_guards_,
-           4,
+           32,
            static_cast<unsigned>(count),
            k_block,
            0,

@@ -72,7 +72,10 @@ guarded_buffer::guarded_buffer(std::size_t payload_bytes)
     : memory_(whole_pages(guarded_bytes(payload_bytes))),
       payload_bytes_(payload_bytes),
       head_bytes_(g_exact_allocations ? 0 : guard_bytes),
-      tail_bytes_(guarded_bytes(payload_bytes) - head_bytes_ - payload_bytes)
+      // The tail guard runs to the end of the allocation: every byte a kernel can reach past its
+      // buffer without faulting is checked after every checked launch, so data kept there between
+      // launches is caught on the first one that finds it, whichever launch that is.
+      tail_bytes_(memory_.size() - head_bytes_ - payload_bytes)
 {
 }
 

@@ -6,13 +6,13 @@
 // Layout of a guarded buffer (one cuMemAlloc of whole 2 MiB pages):
 //
 //   base                  payload = base + 4096          payload + bytes
-//   | head guard (4096 B)  | payload (the kernel's buffer) | tail guard (>= 4096 B, padded) | slack ... | end
+//   | head guard (4096 B)  | payload (the kernel's buffer) | tail guard (>= 4096 B, to the end)   | end
 //
 // Every allocation of the worker's case store is a whole number of 2 MiB pages (the GPU's large
 // page; the driver gives such allocations pages of their own), so no byte a kernel can reach
-// without faulting lies outside an allocation the worker knows. The slack after the tail guard is
-// sealed (case_store.hpp): a kernel that keeps data there between launches is caught when the
-// evaluation ends.
+// without faulting lies outside an allocation the worker knows. The tail guard takes the rest of the
+// allocation (up to 2 MiB): no unused byte after a buffer goes unchecked, and a kernel that keeps
+// data there between launches is caught by the first checked launch that finds it there.
 //
 // The payload stays 256-byte aligned (cuMemAlloc aligns base to at least 256), so vectorised
 // kernels see the alignment they would get from cudaMalloc. The tail guard starts exactly at the
@@ -76,11 +76,8 @@ public:
     /// guard_bytes, or 0 with exact allocations.
     std::size_t head_guard_bytes() const { return head_bytes_; }
     CUdeviceptr tail_guard() const { return payload() + payload_bytes_; }
+    /// From the payload's end to the end of the allocation (0 bytes with exact allocations).
     std::size_t tail_guard_bytes() const { return tail_bytes_; }
-    /// The rest of the allocation after the tail guard (8-byte aligned start; 0 bytes with exact
-    /// allocations).
-    CUdeviceptr slack() const { return tail_guard() + tail_bytes_; }
-    std::size_t slack_bytes() const { return total_bytes() - head_bytes_ - payload_bytes_ - tail_bytes_; }
 
     /// Rewrites both guards with guard_fill (asynchronous).
     void fill_guards(CUstream s) const;

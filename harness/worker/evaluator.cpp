@@ -152,6 +152,7 @@ evaluation evaluate(gpu_session& session, const json::object& request)
     double validate_ms = 0, time_ms = 0;
     double seal_ms = 0;
     const std::uint32_t seal_phase = session.next_scrub_seed();
+    bool sealed = false;
     try
     {
         // The seal: a digest of the memory no candidate may change, before and after (case_store.hpp).
@@ -159,7 +160,7 @@ evaluation evaluate(gpu_session& session, const json::object& request)
         // before-digest of this request.
         // Every case starts at rest (case_store::retire), so the digests before and after agree
         // unless a launch changed memory that was not its own to change.
-        const bool sealed = !fail && store.seal_regions() > 0;
+        sealed = !fail && store.seal_regions() > 0;
         if (!fail)
             store.retire_all(device.stream());
         if (sealed)
@@ -287,6 +288,13 @@ evaluation evaluate(gpu_session& session, const json::object& request)
         else
         {
             fail = failure{failure_kind::launch_failed, stage_case, stage + ": " + ex.what()};
+            // Launches ran and the closing seal digest did not: the harness's memory is unchecked,
+            // so the worker reloads it rather than trust it.
+            if (sealed)
+            {
+                fail->message += "; the worker restarts to reload the memory it could not check";
+                out.restart = true;
+            }
         }
     }
     phases["validate_ms"] = validate_ms;

@@ -1,11 +1,18 @@
 #include "harness/worker/gpu_device.hpp"
 
+#include "harness/worker/local_window.hpp"
+
 #include <cstdio>
 
-namespace warpsmith::worker {
-namespace {
+namespace warpsmith::worker
+{
+namespace
+{
 
-int attr(CUdevice d, CUdevice_attribute a) { return cuda::device_attribute(d, a); }
+int attr(CUdevice d, CUdevice_attribute a)
+{
+    return cuda::device_attribute(d, a);
+}
 
 // Informational attributes (clocks, bus width) must never keep the worker from starting: a driver
 // that stops reporting one gives 0 instead of an error.
@@ -34,6 +41,9 @@ std::string format_uuid(const CUuuid& u)
 
 gpu_device::gpu_device(int ordinal) : context_(ordinal)
 {
+    // Before anything launches: the context's local allocation starts from the stack limit and
+    // never shrinks (local_window.hpp).
+    stack_limit_ = limit_dynamic_stack();
     const CUdevice d = context_.device();
     device_limits& l = limits_;
     l.cc_major = attr(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
@@ -42,9 +52,11 @@ gpu_device::gpu_device(int ordinal) : context_(ordinal)
     l.max_threads_per_block = attr(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
     l.max_threads_per_sm = attr(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
     l.warp_size = attr(d, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
-    l.max_block = {attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X), attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
+    l.max_block = {attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
+                   attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
                    attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)};
-    l.max_grid = {attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X), attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
+    l.max_grid = {attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X),
+                  attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
                   attr(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)};
     l.shared_per_block = attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
     l.shared_per_block_optin = attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
@@ -81,6 +93,9 @@ std::size_t gpu_device::free_memory() const
     return free;
 }
 
-std::string gpu_device::driver_version() const { return cuda::format_cuda_version(cuda::driver().driver_version); }
+std::string gpu_device::driver_version() const
+{
+    return cuda::format_cuda_version(cuda::driver().driver_version);
+}
 
 }  // namespace warpsmith::worker

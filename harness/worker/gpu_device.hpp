@@ -11,7 +11,8 @@
 #include <memory>
 #include <string>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 /// The device properties the worker uses and reports (docs/worker-protocol.md, device_info).
 struct device_limits
@@ -44,6 +45,8 @@ public:
 
     const device_limits& limits() const { return limits_; }
     CUstream stream() const { return stream_.get(); }
+    /// The context's stack limit (CU_LIMIT_STACK_SIZE), set to 0 at construction (local_window.hpp).
+    std::size_t stack_limit() const { return stack_limit_; }
     int ordinal() const { return context_.ordinal(); }
     CUdevice device() const { return context_.device(); }
     const std::string& name() const { return name_; }
@@ -67,6 +70,7 @@ private:
     std::string uuid_;
     std::string pci_bus_id_;
     std::size_t total_memory_ = 0;
+    std::size_t stack_limit_ = 0;
     std::unique_ptr<cuda::nvml_clocks> nvml_;
 };
 

@@ -1,8 +1,10 @@
 #include "harness/worker/kernel_launch.hpp"
 
 #include "harness/core/error.hpp"
+#include "harness/worker/local_window.hpp"
 #include "harness/workload/dtype.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -91,6 +93,18 @@ std::optional<loaded_kernel> load_kernel(std::string_view cubin,
     k.dynamic_shared_limit =
         cuda::function_attribute(k.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
     return k;
+}
+
+std::string refuse_local_frame(const loaded_kernel& k)
+{
+    const auto frame = static_cast<std::size_t>(std::max(k.local_bytes, 0));
+    if (frame > max_local_frame_bytes)
+        return "'" + k.entry + "' uses " + std::to_string(frame) +
+               " bytes of local memory per thread (stack frame and spills); the harness wipes local memory "
+               "between launches and takes at most " +
+               std::to_string(max_local_frame_bytes) + " bytes per thread";
+    note_local_frame(frame);
+    return {};
 }
 
 std::string format_dims(const std::array<std::int64_t, 3>& d)

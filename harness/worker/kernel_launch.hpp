@@ -33,6 +33,9 @@ struct loaded_kernel
     int local_bytes = 0;
     int dynamic_shared_limit = 48 * 1024;  ///< What CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES is now.
     module_state state;                    ///< The module's globals as loaded; restored before launches.
+    /// Its code can load local memory (compile_output::local_memory): the context's local window
+    /// is wiped before each of its launches. True unless the compile said otherwise.
+    bool local_memory = true;
 };
 
 /// Loads a cubin, finds entry and captures the module's global state. Returns nullopt with why set
@@ -44,6 +47,10 @@ std::optional<loaded_kernel> load_kernel(std::string_view cubin,
                                          const std::string& entry,
                                          std::string& why,
                                          bool* image_rejected = nullptr);
+
+/// Empty when the kernel's local frame is one the harness can wipe between launches, which it then
+/// records (note_local_frame); otherwise why it is refused.
+std::string refuse_local_frame(const loaded_kernel& k);
 
 /// Checks a launch against the device and kernel limits and raises the kernel's dynamic shared
 /// memory limit when the launch needs more than it allows now. Returns "" when launchable, else

@@ -3,6 +3,7 @@
 #include "harness/core/log.hpp"
 #include "harness/cuda/cuda_error.hpp"
 #include "harness/cuda/driver_api.hpp"
+#include "harness/worker/device_buffers.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -16,6 +17,7 @@ namespace
 const char* const k_source = R"CUDA(
 typedef unsigned int u32;
 typedef unsigned long long u64;
+#define WS_LOCAL_TOP 0x1000000ull
 
 __device__ __forceinline__ u32 ws_hash32(u32 x)
 {
@@ -57,20 +59,35 @@ extern "C" __global__ void __launch_bounds__(1024) ws_scrub_sm(u32 seed, uint4* 
         l2[i] = v;
 }
 
-// Every thread writes the first n words of its local window. The stores are asm volatile through
-// the frame's address, so neither the compiler nor ptxas may drop them or the frame; three sizes
-// keep the frame (and so the context's local pool) no larger than the candidate needs.
+// The local window (local_window.hpp): every thread stores a fresh pattern over its whole local
+// allocation, [its own frame, the window's top), with 16-byte st.local stores at absolute
+// addresses. The variant is chosen so that its frame is at least every frame the context has
+// launched, so its frame starts where the allocation starts and every address up to the top is
+// one this launch may store to. The frame (a volatile array the compiler must keep in memory) is
+// what the variant is for; `where` (thread 0 of block 0) reports its start for the check at load.
+// The stores are cache-streaming (evict-first), so that in hot mode they displace as little of
+// the candidate's data in L2 as they can (launch_hygiene_bench measures what remains).
 template <int WORDS>
-__device__ __forceinline__ void ws_scrub_local_impl(u32 n, u32 seed)
+__device__ __forceinline__ void ws_scrub_local_impl(u32 seed, u64* where)
 {
-    u32 frame[WORDS];
+    volatile u32 frame[WORDS];
+    frame[threadIdx.x % WORDS] = seed;
+    u64 lo;
+    asm volatile("cvta.to.local.u64 %0, %1;" : "=l"(lo) : "l"((u64)&frame[0]));
+    lo &= ~15ull;
     const u32 t = ws_hash32(seed ^ (blockIdx.x * 1024u + threadIdx.x));
-    for (u32 i = 0; i < n && i < (u32)WORDS; ++i)
-        asm volatile("st.u32 [%0], %1;" ::"l"(&frame[i]), "r"(t ^ i) : "memory");
+    for (u64 a = lo; a < WS_LOCAL_TOP; a += 16)
+        asm volatile("st.local.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(a), "r"(t), "r"(t ^ (u32)a), "r"(~t),
+                     "r"(t + (u32)a)
+                     : "memory");
+    if (where && blockIdx.x == 0 && threadIdx.x == 0)
+        where[0] = lo;
 }
-extern "C" __global__ void __launch_bounds__(1024) ws_scrub_local_1k(u32 n, u32 seed) { ws_scrub_local_impl<256>(n, seed); }
-extern "C" __global__ void __launch_bounds__(1024) ws_scrub_local_4k(u32 n, u32 seed) { ws_scrub_local_impl<1024>(n, seed); }
-extern "C" __global__ void __launch_bounds__(1024) ws_scrub_local_16k(u32 n, u32 seed) { ws_scrub_local_impl<4096>(n, seed); }
+extern "C" __global__ void __launch_bounds__(1024, 2) ws_scrub_local_64(u32 seed, u64* where) { ws_scrub_local_impl<16>(seed, where); }
+extern "C" __global__ void __launch_bounds__(1024, 2) ws_scrub_local_256(u32 seed, u64* where) { ws_scrub_local_impl<64>(seed, where); }
+extern "C" __global__ void __launch_bounds__(1024, 2) ws_scrub_local_1k(u32 seed, u64* where) { ws_scrub_local_impl<256>(seed, where); }
+extern "C" __global__ void __launch_bounds__(1024, 2) ws_scrub_local_4k(u32 seed, u64* where) { ws_scrub_local_impl<1024>(seed, where); }
+extern "C" __global__ void __launch_bounds__(1024, 2) ws_scrub_local_16k(u32 seed, u64* where) { ws_scrub_local_impl<4096>(seed, where); }
 
 // Digest of the words phase, phase + stride, ... : each sampled word is mixed with its index, so
 // moving data around changes the digest too.
@@ -162,9 +179,6 @@ launch_hygiene::launch_hygiene(const nvrtc_compiler& compiler, const gpu_device&
                                  ": " + out.error + "\n" + out.log);
     module_ = cuda::module::load(out.cubin);
     scrub_sm_ = module_.function("ws_scrub_sm");
-    scrub_local_1k_ = module_.function("ws_scrub_local_1k");
-    scrub_local_4k_ = module_.function("ws_scrub_local_4k");
-    scrub_local_16k_ = module_.function("ws_scrub_local_16k");
     digest_ = module_.function("ws_digest");
     digest_regions_ = module_.function("ws_digest_regions");
     const device_limits& l = device.limits();
@@ -173,6 +187,83 @@ launch_hygiene::launch_hygiene(const nvrtc_compiler& compiler, const gpu_device&
     shared_bytes_ = l.shared_per_block_optin;
     WARPSMITH_CU(
         cuFuncSetAttribute, scrub_sm_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared_bytes_);
+    for (CUfunction f : {scrub_sm_, digest_, digest_regions_})
+        note_local_frame(
+            static_cast<std::size_t>(cuda::function_attribute(f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)));
+    for (const char* name : {"ws_scrub_local_64",
+                             "ws_scrub_local_256",
+                             "ws_scrub_local_1k",
+                             "ws_scrub_local_4k",
+                             "ws_scrub_local_16k"})
+    {
+        local_scrubber v;
+        v.function = module_.function(name);
+        v.frame_bytes = static_cast<std::size_t>(
+            cuda::function_attribute(v.function, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES));
+        if (v.frame_bytes == 0 || v.frame_bytes % 16 != 0)
+            throw std::runtime_error(std::string("the local scrubber ") + name + " has a frame of " +
+                                     std::to_string(v.frame_bytes) +
+                                     " bytes (want a non-zero multiple of 16)");
+        local_scrubbers_.push_back(v);
+    }
+    std::sort(local_scrubbers_.begin(),
+              local_scrubbers_.end(),
+              [](const local_scrubber& a, const local_scrubber& b) { return a.frame_bytes < b.frame_bytes; });
+    if (local_scrubbers_.back().frame_bytes < max_local_frame_bytes)
+        throw std::runtime_error("the largest local scrubber's frame is smaller than max_local_frame_bytes");
+
+    if (exact_allocations())
+    {
+        // compute-sanitizer (warpsmith eval --sanitize) reports the scrubbers' stores outside their
+        // own frame as out of bounds; a sanitizer run checks memory errors, and its timings rank
+        // nothing, so the local window is left alone there.
+        local_scrubbers_.clear();
+        log_debug("local window: not wiped (exact allocations, under compute-sanitizer)");
+        return;
+    }
+    // Where the smallest scrubber's frame starts tells the reserve above the frames; the layout of
+    // local_window.hpp is checked here, once, so a driver that lays the window out otherwise stops
+    // the worker instead of leaving part of the allocation unwiped.
+    const local_scrubber& first = local_scrubbers_.front();
+    note_local_frame(first.frame_bytes);
+    cuda::device_buffer where(sizeof(std::uint64_t));
+    std::uint32_t seed = 1;
+    CUdeviceptr where_ptr = where.ptr();
+    void* args[] = {&seed, &where_ptr};
+    launch(first.function,
+           static_cast<unsigned>(sm_count_ * blocks_per_sm_),
+           1024,
+           0,
+           device.stream(),
+           args,
+           "cuLaunchKernel(ws_scrub_local)");
+    WARPSMITH_CU(cuStreamSynchronize, device.stream());
+    std::uint64_t lo = 0;
+    WARPSMITH_CU(cuMemcpyDtoH, &lo, where.ptr(), sizeof lo);
+    const std::uint64_t top = local_window_top;
+    if (lo % 16 != 0 || lo >= top || top - lo < first.frame_bytes || top - lo - first.frame_bytes > 64 * 1024)
+        throw std::runtime_error("the local window is not laid out as the worker expects: a " +
+                                 std::to_string(first.frame_bytes) + "-byte frame starts at local address " +
+                                 std::to_string(lo) + " (want 16-byte aligned, within 64 KiB below 2^24)");
+    local_reserve_ = static_cast<std::size_t>(top - lo - first.frame_bytes);
+    log_debug("local window: " + std::to_string(local_reserve_) + "-byte reserve above the frames; " +
+              std::to_string(local_frame_high_water()) + " bytes of frame recorded");
+}
+
+const launch_hygiene::local_scrubber& launch_hygiene::local_scrubber_for(std::size_t frame) const
+{
+    for (const local_scrubber& v : local_scrubbers_)
+        if (v.frame_bytes >= frame)
+            return v;
+    throw std::logic_error("a kernel with " + std::to_string(frame) +
+                           " bytes of local memory per thread was launched: more than the harness can wipe");
+}
+
+std::size_t launch_hygiene::local_scrub_bytes() const
+{
+    if (local_scrubbers_.empty())
+        return 0;
+    return local_reserve_ + local_scrubber_for(local_frame_high_water()).frame_bytes;
 }
 
 void launch_hygiene::scrub_sm(CUstream s,
@@ -191,15 +282,16 @@ void launch_hygiene::scrub_sm(CUstream s,
            "cuLaunchKernel(ws_scrub_sm)");
 }
 
-void launch_hygiene::scrub_local(CUstream s, std::uint32_t seed, std::size_t bytes) const
+void launch_hygiene::scrub_local(CUstream s, std::uint32_t seed) const
 {
-    if (bytes == 0)
-        return;
-    bytes = std::min(bytes, max_local_scrub_bytes);
-    std::uint32_t words = static_cast<std::uint32_t>((bytes + 3) / 4);
-    CUfunction f = bytes <= 1024 ? scrub_local_1k_ : bytes <= 4096 ? scrub_local_4k_ : scrub_local_16k_;
-    void* args[] = {&words, &seed};
-    launch(f,
+    if (local_scrubbers_.empty())
+        return;  // Under compute-sanitizer (see the constructor).
+    const local_scrubber& v = local_scrubber_for(local_frame_high_water());
+    // Launching it grows the allocation to its frame, so that is what the next candidate can reach.
+    note_local_frame(v.frame_bytes);
+    CUdeviceptr no_report = 0;
+    void* args[] = {&seed, &no_report};
+    launch(v.function,
            static_cast<unsigned>(sm_count_ * blocks_per_sm_),
            1024,
            0,

@@ -8,10 +8,10 @@
 //   with the opt-in maximum of dynamic shared memory), and, in cold mode, in the same launch, the
 //   L2-sized scrub buffer overwritten (what the memset used to do). A kernel that reads shared
 //   memory it did not write finds noise, never what its previous launch left there.
-// * Local scrub: the first `bytes` of every thread's local (stack) window overwritten at full
-//   occupancy on every SM. Local memory is a per-context pool reused by every launch; a kernel
-//   that reads a stack slot before writing it would otherwise find its previous launch's values.
-//   Only candidates with a local frame (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES > 0) need it.
+// * Local scrub: every thread's whole local allocation overwritten at full occupancy on every SM
+//   (local_window.hpp). Local memory is a per-context pool reused by every launch, and any kernel,
+//   with a frame or without, can store to all of it with st.local at absolute addresses and load
+//   it back at its next launch. Before every candidate launch.
 // * Seal digest: an order-sensitive 64-bit digest of sampled words (one 8-byte word per 512
 //   bytes, at a random phase) of the worker's own buffers that no candidate may change (pristine
 //   inputs, masked references, guard tables), taken before and after an evaluation.
@@ -21,9 +21,11 @@
 #include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/cuda/handles.hpp"
 #include "harness/worker/gpu_device.hpp"
+#include "harness/worker/local_window.hpp"
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace warpsmith::worker
 {
@@ -44,18 +46,23 @@ struct seal_region
 class launch_hygiene
 {
 public:
-    /// Compiles (or takes from the cache) and loads the module. Throws std::runtime_error when it
-    /// does not compile.
+    /// Compiles (or takes from the cache) and loads the module, records its kernels' frames and
+    /// finds the local window's reserve with one launch. Throws std::runtime_error when the module
+    /// does not compile or the window is not laid out as local_window.hpp says.
     launch_hygiene(const nvrtc_compiler& compiler, const gpu_device& device);
 
     /// Fills the shared memory of every SM; with l2_bytes > 0 also overwrites [l2_buffer,
     /// l2_buffer + l2_bytes) (16-byte multiple) in the same launch.
     void scrub_sm(CUstream s, std::uint32_t seed, CUdeviceptr l2_buffer = 0, std::size_t l2_bytes = 0) const;
 
-    /// Overwrites the first `bytes` of every thread's local window (rounded up to 4; at most
-    /// max_local_scrub_bytes, beyond which the rest of a larger frame is not covered).
-    void scrub_local(CUstream s, std::uint32_t seed, std::size_t bytes) const;
-    static constexpr std::size_t max_local_scrub_bytes = 16 * 1024;
+    /// Overwrites every thread's whole local allocation: the reserve plus the smallest scrub frame
+    /// (64 B, 256 B, 1, 4 or 16 KiB) that is at least local_frame_high_water(), which it then
+    /// records. Throws std::logic_error when a frame beyond max_local_frame_bytes was recorded.
+    void scrub_local(CUstream s, std::uint32_t seed) const;
+    /// Bytes per thread the next scrub_local writes.
+    std::size_t local_scrub_bytes() const;
+    /// The bytes above every frame at the top of the local window (576 on the H200).
+    std::size_t local_reserve() const { return local_reserve_; }
 
     /// XORs into *out an order-sensitive digest of the words at phase, phase + 64, ... of the
     /// `bytes` (a multiple of 8) at p.
@@ -70,9 +77,14 @@ public:
 private:
     cuda::module module_;
     CUfunction scrub_sm_ = nullptr;
-    CUfunction scrub_local_1k_ = nullptr;
-    CUfunction scrub_local_4k_ = nullptr;
-    CUfunction scrub_local_16k_ = nullptr;
+    struct local_scrubber
+    {
+        CUfunction function = nullptr;
+        std::size_t frame_bytes = 0;
+    };
+    const local_scrubber& local_scrubber_for(std::size_t frame) const;
+    std::vector<local_scrubber> local_scrubbers_;  ///< By frame, ascending.
+    std::size_t local_reserve_ = 0;
     CUfunction digest_ = nullptr;
     CUfunction digest_regions_ = nullptr;
     int sm_count_ = 1;

@@ -92,11 +92,15 @@ std::optional<module_state> module_state::capture(const cuda::module& m,
         auto it = by_section.find(i);
         if (it == by_section.end())
         {
-            if (!sec.writable)
-                continue;  // A read-only bank the kernel cannot reach by name: nothing to restore.
+            // The user's __constant__ bank counts as writable: a generic pointer made with
+            // cvta.const stores into its backing memory. Other read-only sections are not reachable.
+            if (!sec.writable && sec.name != ".nv.constant3")
+                continue;
             why = "section " + sec.name + " holds " + std::to_string(sec.size) +
                   " bytes of module data that the driver does not name, so it cannot be restored between "
                   "launches";
+            if (sec.name == ".nv.constant3")
+                why += " (a 'static' __constant__ variable? declare it without 'static')";
             return std::nullopt;
         }
         const std::vector<placed_symbol>& placed = it->second;

@@ -228,8 +228,8 @@ timed_work timer::candidate_work(case_data& c, loaded_kernel& k, const launch_di
     work.reset = [&k, hygiene, seed](CUstream s)
     {
         k.state.restore(s);
-        if (hygiene)
-            hygiene->scrub_local(s, seed, static_cast<std::size_t>(k.local_bytes));
+        if (hygiene && k.local_memory)
+            hygiene->scrub_local(s, seed);
     };
     return work;
 }

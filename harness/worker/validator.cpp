@@ -305,8 +305,8 @@ run_report validator::run(
     // Module globals back to their load-time image and the local window wiped: nothing the
     // candidate's previous launches left behind is visible to this one (launch_hygiene.hpp).
     k.state.restore(s);
-    if (hygiene_)
-        hygiene_->scrub_local(s, scrub_seed, static_cast<std::size_t>(k.local_bytes));
+    if (hygiene_ && k.local_memory)
+        hygiene_->scrub_local(s, scrub_seed);
 
     run_report report;
     report.kind = kind;

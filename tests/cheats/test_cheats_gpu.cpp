@@ -78,6 +78,7 @@ struct cheat_fixture : io_fixture
         r.name = e.name;
         r.cand = e.cand;
         r.cubin = out.cubin;
+        r.local_memory = out.local_memory;
         // warmup + iterations >= 2 so that the last, re-validated timed launch of the timed-skip
         // cheats is past their honest launches (docs/workloads.md, "Notes for the test"). Cheats
         // with a twin keep the default timing (10 + 100): the one a search uses.
@@ -99,6 +100,7 @@ struct cheat_fixture : io_fixture
         r.name = e.name + "-twin";
         r.cand = *e.twin;
         r.cubin = out.cubin;
+        r.local_memory = out.local_memory;
         return r;
     }
 };

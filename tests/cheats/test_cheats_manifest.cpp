@@ -146,7 +146,8 @@ BOOST_AUTO_TEST_CASE(the_state_attacks_are_listed_with_their_twins)
                                               {"sgemm-slack-memo", false},
                                               {"sgemm-globaltimer-skip", false},
                                               {"sgemm-local-residue", true},
-                                              {"sgemm-snapshot-scan", false}};
+                                              {"sgemm-snapshot-scan", false},
+                                              {"sgemm-local-window", true}};
     for (const auto& [name, state] : attacks)
     {
         const cheat_entry* e = named(name);

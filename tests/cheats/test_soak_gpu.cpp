@@ -97,6 +97,7 @@ BOOST_AUTO_TEST_CASE(faults_and_hangs_interleaved_with_valid_candidates)
             r.name = e.name;
             r.cand = e.cand;
             r.cubin = out.cubin;
+            r.local_memory = out.local_memory;
             r.timing.warmup = 1;
             r.timing.iterations = 5;
             return r;

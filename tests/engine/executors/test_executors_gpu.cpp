@@ -15,7 +15,8 @@ using namespace std::chrono_literals;
 using namespace warpsmith;
 using namespace warpsmith::test;
 
-namespace {
+namespace
+{
 
 struct gpu_fixture : io_fixture
 {
@@ -48,7 +49,10 @@ struct gpu_fixture : io_fixture
     }
 };
 
-asio::awaitable<evaluate_request> compiled(compile_pool& pool, std::string name, candidate c, std::string arch)
+asio::awaitable<evaluate_request> compiled(compile_pool& pool,
+                                           std::string name,
+                                           candidate c,
+                                           std::string arch)
 {
     compile_request r;
     r.source = c.source;
@@ -61,6 +65,7 @@ asio::awaitable<evaluate_request> compiled(compile_pool& pool, std::string name,
     e.name = std::move(name);
     e.cand = std::move(c);
     e.cubin = out.cubin;
+    e.local_memory = out.local_memory;
     e.timing.warmup = 2;
     e.timing.iterations = 10;
     co_return e;
@@ -84,7 +89,8 @@ BOOST_AUTO_TEST_CASE(evaluate_time_and_restart_after_a_fault)
 {
     gpu_executor gpu(ioc, launch(), 0, {});
     compile_pool pool(ioc, worker_launch{}, pool_options());
-    auto body = [&]() -> asio::awaitable<void> {
+    auto body = [&]() -> asio::awaitable<void>
+    {
         json::object hello = co_await gpu.start();
         std::string arch(hello.at("device").at("arch").as_string());
         json::object loaded = co_await gpu.load(w, 77);
@@ -137,7 +143,8 @@ BOOST_AUTO_TEST_CASE(restart_after_a_hang)
     opts.launch_timeout = 1000ms;
     gpu_executor gpu(ioc, launch(), 0, opts);
     compile_pool pool(ioc, worker_launch{}, pool_options());
-    auto body = [&]() -> asio::awaitable<void> {
+    auto body = [&]() -> asio::awaitable<void>
+    {
         json::object hello = co_await gpu.start();
         std::string arch(hello.at("device").at("arch").as_string());
         co_await gpu.load(w, 5);

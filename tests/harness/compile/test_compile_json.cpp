@@ -7,7 +7,8 @@
 
 using namespace warpsmith;
 
-namespace {
+namespace
+{
 
 boost::json::value reparse(const boost::json::value& v)
 {
@@ -85,6 +86,7 @@ BOOST_AUTO_TEST_CASE(output_round_trip_with_binary_cubin)
     o.key = std::string(64, 'a');
     o.cache_hit = true;
     o.compile_ms = 12.5;
+    o.local_memory = false;
 
     auto j = o.to_json();
     BOOST_TEST(j.as_object().at("cubin_b64").as_string() == "f0VMRgAB/yBiaW5hcnk=");
@@ -103,6 +105,11 @@ BOOST_AUTO_TEST_CASE(output_round_trip_with_binary_cubin)
     BOOST_TEST(back.resources.constant_bytes == 380);
     BOOST_TEST(back.arch == "sm_90");
     BOOST_TEST(back.key == o.key);
+    BOOST_TEST(!back.local_memory);
+    // Absent (an older cache entry): unknown, which must mean "wipe".
+    boost::json::value older = reparse(j);
+    older.as_object().erase("local_memory");
+    BOOST_TEST(compile_output::from_json(older).local_memory);
     BOOST_TEST(back.cache_hit);
     BOOST_TEST(back.compile_ms == 12.5);
 }

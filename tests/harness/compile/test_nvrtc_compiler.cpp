@@ -9,7 +9,8 @@
 
 using namespace warpsmith;
 
-namespace {
+namespace
+{
 
 compile_request request(std::string source,
                         std::string entry,
@@ -38,6 +39,34 @@ BOOST_AUTO_TEST_CASE(version_is_major_dot_minor)
     std::string v = nvrtc_version();
     BOOST_TEST(v.find('.') != std::string::npos);
     BOOST_TEST(std::stoi(v) >= 11);
+}
+
+BOOST_AUTO_TEST_CASE(local_memory_is_what_the_ptx_addresses)
+{
+    BOOST_TEST(!ptx_addresses_local_memory("ld.global.f32 %f1, [%rd3];"));
+    BOOST_TEST(ptx_addresses_local_memory(".local .align 16 .b8 __local_depot0[64];"));
+    BOOST_TEST(ptx_addresses_local_memory("cvta.to.local.u64 %rd1, %rd2;"));
+
+    nvrtc_compiler compiler;
+    const auto local_memory_of = [&](const std::string& body)
+    {
+        const compile_output out = compiler.compile(
+            request("extern \"C\" __global__ void k(float* o, int n) {\n" + body + "\n}", "k"));
+        BOOST_TEST_REQUIRE(out.compiled, out.error << "\n" << out.log);
+        return out.local_memory;
+    };
+    BOOST_TEST(!local_memory_of("o[threadIdx.x] = o[threadIdx.x] * 2.0f;"));
+    // A local array indexed at run time stays in local memory.
+    BOOST_TEST(local_memory_of("float a[16]; for (int i = 0; i < 16; ++i) a[i] = o[i]; o[0] = a[n & 15];"));
+    // No frame at all, but a load from an absolute local address (tests/cheats/sgemm-26).
+    BOOST_TEST(local_memory_of(
+        "unsigned v; asm volatile(\"ld.local.u32 %0, [%1];\" : \"=r\"(v) : \"l\"(0xFFFFFCull)); o[0] = v;"));
+    // Spills alone do not count: ptxas adds them after the PTX, and each is reloaded after its store.
+    const compile_output spilled =
+        compiler.compile(request(test_kernels::spiller, "spill", {"--maxrregcount=32"}));
+    BOOST_TEST_REQUIRE(spilled.compiled, spilled.error);
+    BOOST_TEST(spilled.resources.spill_stores_bytes > 0);
+    BOOST_TEST(!spilled.local_memory, spilled.log);
 }
 
 BOOST_AUTO_TEST_CASE(good_kernel_gives_cubin_and_resources)

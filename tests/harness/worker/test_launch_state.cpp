@@ -139,14 +139,17 @@ BOOST_AUTO_TEST_CASE(hygiene_kernels_compile_with_the_frames_they_need)
     const compile_output out = nvrtc_compiler().compile(launch_hygiene_request("sm_90"));
     BOOST_TEST_REQUIRE(out.compiled, out.error << "\n" << out.log);
     for (const char* entry : {"ws_scrub_sm",
+                              "ws_scrub_local_64",
+                              "ws_scrub_local_256",
                               "ws_scrub_local_1k",
                               "ws_scrub_local_4k",
                               "ws_scrub_local_16k",
                               "ws_digest",
                               "ws_digest_regions"})
         BOOST_TEST((std::find(out.entries.begin(), out.entries.end(), entry) != out.entries.end()), entry);
-    // The local scrubbers must really have stack frames of their size (a volatile array the
-    // compiler could not keep in registers); ptxas reports "N bytes stack frame" per function.
+    // The local scrubbers must have stack frames of exactly their size (a volatile array the
+    // compiler could not keep in registers, and nothing else: the array's start is where the
+    // context's local allocation starts); ptxas reports "N bytes stack frame" per function.
     const std::regex frame(
         R"(Function properties for (ws_scrub_local_\w+)\s*\n[^\n]*?(\d+) bytes stack frame)");
     std::set<std::string> seen;
@@ -155,11 +158,15 @@ BOOST_AUTO_TEST_CASE(hygiene_kernels_compile_with_the_frames_they_need)
     {
         const std::string name = (*it)[1].str();
         const int bytes = std::stoi((*it)[2].str());
-        const int want = name.ends_with("_1k") ? 1024 : name.ends_with("_4k") ? 4096 : 16384;
-        BOOST_TEST(bytes >= want, name << ": " << bytes);
+        const int want = name.ends_with("_64")    ? 64
+                         : name.ends_with("_256") ? 256
+                         : name.ends_with("_1k")  ? 1024
+                         : name.ends_with("_4k")  ? 4096
+                                                  : 16384;
+        BOOST_TEST(bytes == want, name << ": " << bytes);
         seen.insert(name);
     }
-    BOOST_TEST(seen.size() == 3u, out.log);
+    BOOST_TEST(seen.size() == 5u, out.log);
     BOOST_TEST(launch_hygiene_source().find("#include") == std::string::npos);
 }
 
