@@ -11,8 +11,11 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
+#include <utility>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace json = boost::json;
 namespace asio = boost::asio;
@@ -21,16 +24,20 @@ using llm::proposal_mode;
 std::uint64_t round_seed(std::uint64_t seed, int branch, int iteration)
 {
     // splitmix64 over the three values: independent streams per (branch, iteration).
-    auto mix = [](std::uint64_t z) {
+    auto mix = [](std::uint64_t z)
+    {
         z += 0x9e3779b97f4a7c15ULL;
         z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
         return z ^ (z >> 31);
     };
-    return mix(mix(mix(seed) ^ static_cast<std::uint64_t>(branch + 1)) ^ static_cast<std::uint64_t>(iteration + 1));
+    return mix(mix(mix(seed) ^ static_cast<std::uint64_t>(branch + 1)) ^
+               static_cast<std::uint64_t>(iteration + 1));
 }
 
-llm_strategy::llm_strategy(std::shared_ptr<llm::model_client> client, llm_strategy_options opts, const workload& w,
+llm_strategy::llm_strategy(std::shared_ptr<llm::model_client> client,
+                           llm_strategy_options opts,
+                           const workload& w,
                            std::shared_ptr<const llm::redactor> redact)
     : client_(std::move(client)), opts_(std::move(opts)), work_(w), redact_(std::move(redact))
 {
@@ -59,7 +66,15 @@ void llm_strategy::observe(const evaluated_candidate& c)
             h = c;
             return;
         }
-    history_.push_back(c);
+    // Kept in proposal order (ids are numbered as proposals arrive), not in the order evaluations
+    // finish: branches finish in a different order from run to run, and every choice made from
+    // the history (ties in score, tournament picks, "newest failures") must not depend on that,
+    // or a replay asks different questions than the run it replays.
+    const auto by_id = [](const evaluated_candidate& a, const evaluated_candidate& b) {
+        return std::pair(a.id.size(), std::string_view(a.id)) <
+               std::pair(b.id.size(), std::string_view(b.id));
+    };
+    history_.insert(std::upper_bound(history_.begin(), history_.end(), c, by_id), c);
 }
 
 std::vector<const evaluated_candidate*> llm_strategy::valid_by_score() const
@@ -119,7 +134,8 @@ llm::feedback_input llm_strategy::feedback_for(const proposal_context& ctx, cons
     for (auto it = history_.rbegin(); it != history_.rend(); ++it)
         if (it->branch != ctx.branch && seen.insert(it->branch).second)
             in.other_branches.push_back(*it);
-    std::sort(in.other_branches.begin(), in.other_branches.end(),
+    std::sort(in.other_branches.begin(),
+              in.other_branches.end(),
               [](const auto& a, const auto& b) { return a.branch < b.branch; });
     return in;
 }
@@ -170,27 +186,32 @@ asio::awaitable<std::optional<proposal>> llm_strategy::propose(proposal_context 
     llm::kernel_tools tools(std::move(tctx));
 
     std::optional<proposal> accepted;
-    llm::answer_validator validate = [&](const llm::model_response& resp) {
+    llm::answer_validator validate = [&](const llm::model_response& resp)
+    {
         auto check = llm::read_proposal(resp.text, work_);
         accepted = std::move(check.prop);
         return check.problems;
     };
     const bool structured = in.structured;
-    llm::repair_renderer repair = [structured](const std::vector<std::string>& problems) {
-        return llm::render_answer_repair(problems, structured);
-    };
+    llm::repair_renderer repair = [structured](const std::vector<std::string>& problems)
+    { return llm::render_answer_repair(problems, structured); };
     strategy_services* services = ctx.services;
     const int branch = ctx.branch;
-    llm::usage_reporter report = [services, branch](const token_usage& u) {
-        return services ? services->record_usage(branch, u) : true;
-    };
+    llm::usage_reporter report = [services, branch](const token_usage& u)
+    { return services ? services->record_usage(branch, u) : true; };
 
     llm::exchange_outcome outcome;
     bool exhausted = false;
     try
     {
-        outcome = co_await llm::run_exchange(*client_, std::move(req), opts_.tools ? &tools : nullptr, validate,
-                                             repair, report, records_.get(), opts_.exchange);
+        outcome = co_await llm::run_exchange(*client_,
+                                             std::move(req),
+                                             opts_.tools ? &tools : nullptr,
+                                             validate,
+                                             repair,
+                                             report,
+                                             records_.get(),
+                                             opts_.exchange);
     }
     catch (const llm::fatal_provider_error& e)
     {
@@ -226,17 +247,18 @@ asio::awaitable<std::optional<proposal>> llm_strategy::propose(proposal_context 
     json::array recs;
     for (const auto& r : outcome.records)
         recs.push_back(json::value(r));
-    prop.meta = json::object{{"strategy", opts_.kind},
-                             {"mode", llm::to_string(p.mode)},
-                             {"parents", std::move(parents)},
-                             {"provider", client_->provider()},
-                             {"model", client_->model()},
-                             {"llm_records", std::move(recs)},
-                             {"requests", outcome.requests},
-                             {"tool_calls", outcome.tool_calls},
-                             {"answer_repairs", outcome.answer_repairs},
-                             {"usage", llm::usage_to_json(outcome.usage)},
-                             {"features", extract_features(prop.cand, resource_usage{}, work_, ctx.view.device).to_json()}};
+    prop.meta = json::object{
+        {"strategy", opts_.kind},
+        {"mode", llm::to_string(p.mode)},
+        {"parents", std::move(parents)},
+        {"provider", client_->provider()},
+        {"model", client_->model()},
+        {"llm_records", std::move(recs)},
+        {"requests", outcome.requests},
+        {"tool_calls", outcome.tool_calls},
+        {"answer_repairs", outcome.answer_repairs},
+        {"usage", llm::usage_to_json(outcome.usage)},
+        {"features", extract_features(prop.cand, resource_usage{}, work_, ctx.view.device).to_json()}};
     if (!p.hint.empty())
         prop.meta["hint"] = p.hint;
     co_return prop;
@@ -318,14 +340,16 @@ round_plan evolve_strategy::plan(const proposal_context& ctx, std::mt19937_64& r
     static const axis axes[] = {
         {"stage tiles of the inputs in shared memory and reuse them across the block",
          [](const kernel_features& f) { return f.shared_memory; }},
-        {"use 128-bit vectorized global loads and stores (float4) where alignment allows, with a scalar path for "
+        {"use 128-bit vectorized global loads and stores (float4) where alignment allows, with a scalar path "
+         "for "
          "odd sizes",
          [](const kernel_features& f) { return f.vector_width >= 4; }},
         {"compute several outputs per thread from registers (register tiling) to raise arithmetic intensity",
          [](const kernel_features& f) { return f.register_tiling; }},
         {"double-buffer the shared-memory tiles (prefetch the next tile while computing the current one)",
          [](const kernel_features& f) { return f.double_buffering; }},
-        {"raise occupancy: fewer registers per thread or less shared memory per block so more warps hide latency",
+        {"raise occupancy: fewer registers per thread or less shared memory per block so more warps hide "
+         "latency",
          [](const kernel_features& f) { return f.occupancy >= 0.5; }},
         {"use warp shuffles for the reductions instead of shared memory round trips",
          [](const kernel_features& f) { return f.warp_shuffle; }},
@@ -341,7 +365,8 @@ round_plan evolve_strategy::plan(const proposal_context& ctx, std::mt19937_64& r
     }
     if (!unexplored.empty())
         p.hint = std::string("no valid candidate so far does this; consider it: ") +
-                 unexplored[std::uniform_int_distribution<std::size_t>(0, unexplored.size() - 1)(rng)]->text + ".";
+                 unexplored[std::uniform_int_distribution<std::size_t>(0, unexplored.size() - 1)(rng)]->text +
+                 ".";
 
     // The island's population, or everyone's when the island has nothing valid yet.
     const auto& source = pop.empty() ? all : pop;
@@ -349,7 +374,8 @@ round_plan evolve_strategy::plan(const proposal_context& ctx, std::mt19937_64& r
         return p;  // start
 
     // Tournament of 3 on score, with a bonus for rare feature buckets (diversity).
-    auto fitness = [&](const evaluated_candidate* c) {
+    auto fitness = [&](const evaluated_candidate* c)
+    {
         const int count = bucket_count[feats.at(c->id).key()];
         return c->score_us / (1.0 + 0.15 / std::max(1, count));
     };
@@ -369,7 +395,8 @@ round_plan evolve_strategy::plan(const proposal_context& ctx, std::mt19937_64& r
     const bool migrate = options().migration_interval > 0 && ctx.iteration > 0 &&
                          ctx.iteration % options().migration_interval == 0 && !foreign.empty();
     const auto& mates = migrate ? foreign : source;
-    if (std::uniform_real_distribution<double>(0, 1)(rng) < options().crossover_rate && mates.size() >= (migrate ? 1u : 2u))
+    if (std::uniform_real_distribution<double>(0, 1)(rng) < options().crossover_rate &&
+        mates.size() >= (migrate ? 1u : 2u))
     {
         const std::size_t half = std::min(mates.size(), std::max<std::size_t>(2, (mates.size() + 1) / 2));
         const evaluated_candidate* second = nullptr;
@@ -395,7 +422,8 @@ round_plan evolve_strategy::plan(const proposal_context& ctx, std::mt19937_64& r
 }
 
 std::unique_ptr<llm_strategy> make_llm_strategy_of_kind(std::shared_ptr<llm::model_client> client,
-                                                        llm_strategy_options opts, const workload& w,
+                                                        llm_strategy_options opts,
+                                                        const workload& w,
                                                         std::shared_ptr<const llm::redactor> redact)
 {
     if (opts.kind == "refine")

@@ -57,7 +57,7 @@ struct compile_output
     /// addresses, inline ld/st.local, cvta.local), so the kernel's own code can load local memory
     /// and the harness wipes the context's local window before each of its launches
     /// (harness/worker/local_window.hpp). Register spills, which ptxas adds after the PTX, do not
-    /// count: a spill is always reloaded after its store in the same thread. True when unknown.
+    /// set it (the worker wipes for any kernel with a stack frame anyway). True when unknown.
     bool local_memory = true;
 
     /// cubin travels base64-encoded as "cubin_b64".

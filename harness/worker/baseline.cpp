@@ -186,6 +186,12 @@ json::object run_baseline(gpu_session& session, const json::object& request)
                                          {"timing_failure", std::move(timing_failure)}});
         }
         clocks_end = device.clocks();
+        // Back to rest, and whatever the library changed in a guard is not a later candidate's
+        // doing: the counts of unchecked guard changes start from zero for the next request.
+        for (case_data& c : store.cases())
+            store.retire(c, s);
+        if (const std::string damage = store.take_unchecked_guard_damage(s); !damage.empty())
+            log_warn(where + ": the library changed " + damage + " in a launch that was not checked");
     }
     catch (const cuda::cublas_error& e)
     {

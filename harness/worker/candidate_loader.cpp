@@ -114,7 +114,10 @@ prepared_candidate prepare_candidate(const json::value& candidate_json,
         p.kernel.reset();
     }
     else
-        p.kernel->local_memory = local_memory;
+        // A frame counts as local memory too: its call-argument and return slots are stored by
+        // PTX the kernel's author writes (an inline-asm call can pass a 4 KiB .param argument it
+        // never stored), not only by ptxas, which would reload a spill only after its store.
+        p.kernel->local_memory = local_memory || p.kernel->local_bytes > 0;
     return p;
 }
 

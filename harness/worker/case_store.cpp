@@ -9,6 +9,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <random>
 
 namespace warpsmith::worker
@@ -90,6 +91,8 @@ case_store::case_store(gpu_device& device,
         run_reference(c, *ref, ref_candidate);
     }
     retire_all(device_.stream());
+    // The first fill: what the check before it counted was the allocations' previous contents.
+    (void)take_unchecked_guard_damage(device_.stream());
     build_seal();
 }
 
@@ -193,13 +196,44 @@ std::string case_store::seal_broken() const
     return {};
 }
 
+void case_store::check_before_refill(case_data& c, CUstream s) const
+{
+    if (c.guard_range_count > 0)
+        helpers_.check_guards(
+            s, c.guard_ranges.ptr(), c.guard_range_count, guard_fill, c.unchecked_guard_damage.ptr());
+}
+
 void case_store::retire(case_data& c, CUstream s) const
 {
+    check_before_refill(c, s);
     for (const buffer_slot& b : c.buffers)
     {
         b.working.fill_guards(s);
         b.working.poison(s, b.p->type);
     }
+}
+
+std::string case_store::take_unchecked_guard_damage(CUstream s)
+{
+    WARPSMITH_CU(cuStreamSynchronize, s);
+    std::string found;
+    for (case_data& c : cases_)
+    {
+        const std::size_t n = 2 * c.buffers.size();
+        if (n == 0)
+            continue;
+        std::vector<std::uint64_t> counts(n);
+        WARPSMITH_CU(cuMemcpyDtoH, counts.data(), c.unchecked_guard_damage.ptr(), n * sizeof(std::uint64_t));
+        for (std::size_t i = 0; i < n && found.empty(); ++i)
+            if (counts[i] > 0)
+                found = std::string(i % 2 == 0 ? "the guard before" : "the guard after") + " buffer '" +
+                        c.buffers[i / 2].p->name + "' of case " + c.name() + ": " +
+                        std::to_string(counts[i]) + " bytes";
+        if (std::any_of(counts.begin(), counts.end(), [](std::uint64_t v) { return v > 0; }))
+            WARPSMITH_CU(cuMemsetD8Async, c.unchecked_guard_damage.ptr(), 0, n * sizeof(std::uint64_t), s);
+    }
+    WARPSMITH_CU(cuStreamSynchronize, s);
+    return found;
 }
 
 void case_store::poison_snapshots(case_data& c, CUstream s) const
@@ -282,11 +316,16 @@ void case_store::allocate_case(case_data& c, std::uint64_t hidden_seed)
     c.guard_ranges = cuda::device_buffer(whole_pages(ranges.size() * sizeof(guard_range)));
     c.guard_ranges.upload(ranges.data(), ranges.size() * sizeof(guard_range));
     device_bytes_ += c.guard_ranges.size();
+    c.unchecked_guard_damage = cuda::device_buffer(whole_pages(std::max<std::size_t>(1, ranges.size()) * 8));
+    const std::vector<std::uint64_t> zeros(std::max<std::size_t>(1, ranges.size()), 0);
+    c.unchecked_guard_damage.upload(zeros.data(), zeros.size() * sizeof(std::uint64_t));
+    device_bytes_ += c.unchecked_guard_damage.size();
     c.args = std::make_unique<kernel_args>(wl.sig, wc, pointers);
 }
 
 void case_store::prepare(case_data& c, input_set set, CUstream s) const
 {
+    check_before_refill(c, s);
     for (const buffer_slot& b : c.buffers)
     {
         b.working.fill_guards(s);

@@ -248,6 +248,16 @@ evaluation evaluate(gpu_session& session, const json::object& request)
             time_ms = ms_since(t_time);
         }
 
+        // Guard bytes that no checked launch saw change (a warm-up, an unchecked timed launch or a
+        // wall-clock launch wrote them): prepare() and retire() check the guards before refilling.
+        if (const std::string damage = store.take_unchecked_guard_damage(device.stream());
+            !damage.empty() && !fail)
+            fail =
+                failure{failure_kind::out_of_bounds_write,
+                        stage_case,
+                        "the kernel wrote outside its buffers, into " + damage +
+                            ", in a launch that was not checked (a warm-up, an unchecked timed launch or a "
+                            "wall-clock launch); found when the harness refilled the guard"};
         if (sealed)
         {
             const auto t_seal = clock::now();

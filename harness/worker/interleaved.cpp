@@ -273,6 +273,14 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
         // an entry left anywhere else is still there for the closing digest.
         for (case_data& c : store.cases())
             store.retire(c, s);
+        // The entries share each case's buffers, so a guard change that no checked launch saw
+        // cannot be pinned on one of them: the confirmation is void, as when the seal breaks.
+        if (const std::string damage = store.take_unchecked_guard_damage(s); !damage.empty())
+            throw request_error(
+                error_kind::internal,
+                "time_interleaved: an entry wrote outside its buffers, into " + damage +
+                    ", in a launch that was not checked; the worker restarts to reload the workload",
+                true);
         store.seal_digest(session.hygiene(), s, seal_phase, 1);
         wait_for_stream(s, timeout, "time_interleaved: the seal check");
         if (std::string broken = store.seal_broken(); !broken.empty())

@@ -18,13 +18,14 @@
 #include "tests/agents/support/fake_openai_server.hpp"
 #include "tests/support/test_paths.hpp"
 
-#include <CLI/CLI.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/deferred.hpp>
 #include <boost/asio/experimental/parallel_group.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
+
+#include <CLI/CLI.hpp>
 
 using namespace warpsmith;
 using namespace warpsmith::test;
@@ -33,7 +34,8 @@ namespace json = boost::json;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-namespace {
+namespace
+{
 
 fs::path sgemm_dir()
 {
@@ -48,8 +50,12 @@ const workload& sgemm()
 
 json::object h200()
 {
-    return json::object{{"name", "NVIDIA H200"}, {"arch", "sm_90"}, {"sm_count", 132}, {"max_threads_per_sm", 2048},
-                        {"registers_per_sm", 65536}, {"shared_memory_per_sm_bytes", 233472},
+    return json::object{{"name", "NVIDIA H200"},
+                        {"arch", "sm_90"},
+                        {"sm_count", 132},
+                        {"max_threads_per_sm", 2048},
+                        {"registers_per_sm", 65536},
+                        {"shared_memory_per_sm_bytes", 233472},
                         {"max_threads_per_block", 1024}};
 }
 
@@ -60,7 +66,8 @@ candidate bench_candidate(const std::string& stem)
     return c;
 }
 
-evaluated_candidate evaluated(const std::string& id, int branch, const std::string& stem, double score, int registers = 64)
+evaluated_candidate evaluated(
+    const std::string& id, int branch, const std::string& stem, double score, int registers = 64)
 {
     evaluated_candidate c;
     c.id = id;
@@ -133,7 +140,8 @@ struct strategy_fixture : io_fixture
         return ctx;
     }
 
-    std::shared_ptr<llm::model_client> client(const fake_openai_server& s, llm::api_kind api = llm::api_kind::chat)
+    std::shared_ptr<llm::model_client> client(const fake_openai_server& s,
+                                              llm::api_kind api = llm::api_kind::chat)
     {
         llm::openai_client_options o;
         o.api = api;
@@ -144,7 +152,8 @@ struct strategy_fixture : io_fixture
         return std::make_shared<llm::openai_client>(ioc.get_executor(), o);
     }
 
-    std::unique_ptr<llm_strategy> make(std::shared_ptr<llm::model_client> c, const std::string& kind = "refine")
+    std::unique_ptr<llm_strategy> make(std::shared_ptr<llm::model_client> c,
+                                       const std::string& kind = "refine")
     {
         llm_strategy_options o;
         o.kind = kind;
@@ -179,7 +188,8 @@ BOOST_AUTO_TEST_CASE(features_of_the_real_sgemm_kernels)
     const auto tiled = extract_features(bench_candidate("03-smem-tiled"), resource_usage{}, sgemm(), h200());
     BOOST_TEST(tiled.shared_memory);
 
-    const auto blocked = extract_features(bench_candidate("05-2d-blocktiling"), resource_usage{}, sgemm(), h200());
+    const auto blocked =
+        extract_features(bench_candidate("05-2d-blocktiling"), resource_usage{}, sgemm(), h200());
     BOOST_TEST(blocked.register_tiling);
     BOOST_TEST(blocked.block_threads == 256);
 
@@ -188,7 +198,8 @@ BOOST_AUTO_TEST_CASE(features_of_the_real_sgemm_kernels)
 
     resource_usage heavy;
     heavy.registers = 235;
-    const auto warp = extract_features(bench_candidate("07-warptile-128x128x8-t8x16"), heavy, sgemm(), h200());
+    const auto warp =
+        extract_features(bench_candidate("07-warptile-128x128x8-t8x16"), heavy, sgemm(), h200());
     BOOST_TEST(warp.double_buffering);
     BOOST_TEST(warp.shared_bytes > 0);  // dynamic shared memory from the launch plan with its defines
     BOOST_TEST(warp.occupancy > 0);
@@ -219,8 +230,10 @@ BOOST_AUTO_TEST_CASE(refine_follows_the_branch_line)
     auto s = make(client(server), "refine");
     std::mt19937_64 rng(1);
     BOOST_TEST((s->plan(context(1, 1), rng).mode == llm::proposal_mode::start));
-    for (auto c : {evaluated("c0001", 0, "03-smem-tiled", 900), evaluated("c0002", 1, "02-coalesced", 2000),
-                   evaluated("c0003", 1, "05-2d-blocktiling", 400), evaluated("c0004", 1, "01-naive", 0)})
+    for (auto c : {evaluated("c0001", 0, "03-smem-tiled", 900),
+                   evaluated("c0002", 1, "02-coalesced", 2000),
+                   evaluated("c0003", 1, "05-2d-blocktiling", 400),
+                   evaluated("c0004", 1, "01-naive", 0)})
         s->observe(c);
     const auto p = s->plan(context(1, 2), rng);
     BOOST_TEST((p.mode == llm::proposal_mode::improve));
@@ -235,14 +248,54 @@ BOOST_AUTO_TEST_CASE(beam_starts_branches_from_the_best_distinct)
     fake_openai_server server;
     auto s = make(client(server), "beam");
     auto dup = evaluated("c0004", 3, "05-2d-blocktiling", 401);  // same kernel as c0003: not distinct
-    for (auto c : {evaluated("c0001", 0, "03-smem-tiled", 900), evaluated("c0002", 1, "02-coalesced", 2000),
-                   evaluated("c0003", 1, "05-2d-blocktiling", 400), dup})
+    for (auto c : {evaluated("c0001", 0, "03-smem-tiled", 900),
+                   evaluated("c0002", 1, "02-coalesced", 2000),
+                   evaluated("c0003", 1, "05-2d-blocktiling", 400),
+                   dup})
         s->observe(c);
     std::mt19937_64 rng(1);
     BOOST_TEST(s->plan(context(0, 2), rng).parent->id == "c0003");
     BOOST_TEST(s->plan(context(1, 2), rng).parent->id == "c0001");
     BOOST_TEST(s->plan(context(2, 2), rng).parent->id == "c0002");
     BOOST_TEST(s->plan(context(3, 2), rng).parent->id == "c0003");  // wraps around
+    server.stop();
+}
+
+BOOST_AUTO_TEST_CASE(choices_do_not_depend_on_the_order_evaluations_finish)
+{
+    // Branches finish in a different order from run to run; a replay must ask the same questions,
+    // so the strategies see the history in proposal (id) order whatever order it arrives in.
+    fake_openai_server server;
+    llm_strategy_options o;
+    o.kind = "evolve";
+    o.seed = 9;
+    const std::vector<evaluated_candidate> cands{evaluated("c0001", 0, "03-smem-tiled", 500),
+                                                 evaluated("c0002", 1, "02-coalesced", 500),
+                                                 evaluated("c0003", 2, "05-2d-blocktiling", 500),
+                                                 evaluated("c0010", 3, "01-naive", 500)};
+    const auto plans = [&](const std::vector<int>& order)
+    {
+        auto s = make_llm_strategy_of_kind(client(server), o, sgemm(), nullptr);
+        for (int i : order)
+            s->observe(cands[static_cast<std::size_t>(i)]);
+        std::vector<std::string> ids;
+        for (const auto& h : s->history())
+            ids.push_back(h.id);
+        BOOST_TEST(ids == (std::vector<std::string>{"c0001", "c0002", "c0003", "c0010"}),
+                   boost::test_tools::per_element());
+        std::string picks;
+        for (int branch = 0; branch < 4; ++branch)
+        {
+            std::mt19937_64 rng(42 + branch);
+            const auto p = s->plan(context(branch, 2), rng);
+            picks += (p.parent ? p.parent->id : std::string("-")) + "/" +
+                     (p.second_parent ? p.second_parent->id : std::string("-")) + " ";
+        }
+        return picks;
+    };
+    const std::string in_order = plans({0, 1, 2, 3});
+    BOOST_TEST(plans({3, 1, 0, 2}) == in_order);
+    BOOST_TEST(plans({2, 3, 0, 1}) == in_order);
     server.stop();
 }
 
@@ -266,8 +319,10 @@ BOOST_AUTO_TEST_CASE(evolve_islands_crossover_and_diversity)
     BOOST_TEST((p.mode == llm::proposal_mode::start));
     BOOST_TEST(contains(p.hint, "no valid candidate so far does this"));
 
-    for (auto c : {evaluated("c0001", 0, "01-naive", 3000), evaluated("c0002", 2, "06-vectorized", 500),
-                   evaluated("c0003", 1, "03-smem-tiled", 1500), evaluated("c0004", 3, "07-warptile-128x128x8-t8x16", 300)})
+    for (auto c : {evaluated("c0001", 0, "01-naive", 3000),
+                   evaluated("c0002", 2, "06-vectorized", 500),
+                   evaluated("c0003", 1, "03-smem-tiled", 1500),
+                   evaluated("c0004", 3, "07-warptile-128x128x8-t8x16", 300)})
         s->observe(c);
     // Island 0 holds branches 0 and 2: parents come from c0001 and c0002; crossover pairs the most
     // different ones.
@@ -310,9 +365,9 @@ BOOST_AUTO_TEST_CASE(a_round_with_tools_records_and_usage)
     BOOST_TEST(*p->parent == "c0001");
     BOOST_TEST(p->meta.at("strategy") == "refine");
     BOOST_TEST(p->meta.at("mode") == "improve");
-    BOOST_TEST(p->meta.at("requests") == 2);     // the tool round, then the answer
-    BOOST_TEST(p->meta.at("tool_calls") == 2);   // compile + history
-    BOOST_TEST(services.compiles == 1);          // the compile tool went through the services
+    BOOST_TEST(p->meta.at("requests") == 2);    // the tool round, then the answer
+    BOOST_TEST(p->meta.at("tool_calls") == 2);  // compile + history
+    BOOST_TEST(services.compiles == 1);         // the compile tool went through the services
     BOOST_TEST(services.usage_branches == (std::vector<int>{0, 0}));
     const auto& recs = p->meta.at("llm_records").as_array();
     BOOST_REQUIRE_EQUAL(recs.size(), 2u);
@@ -380,14 +435,16 @@ BOOST_AUTO_TEST_CASE(branches_run_their_requests_concurrently)
     fake_openai_server server(fo);
     auto s = make(client(server), "evolve");
     constexpr int branches = 4;
-    auto all = [&]() -> asio::awaitable<int> {
+    auto all = [&]() -> asio::awaitable<int>
+    {
         auto ex = co_await asio::this_coro::executor;
         using op = decltype(asio::co_spawn(ex, s->propose(context(0, 1, branches)), asio::deferred));
         std::vector<op> ops;
         for (int b = 0; b < branches; ++b)
             ops.push_back(asio::co_spawn(ex, s->propose(context(b, 1, branches)), asio::deferred));
-        auto [order, errors, results] = co_await asio::experimental::make_parallel_group(std::move(ops))
-                                            .async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
+        auto [order, errors, results] =
+            co_await asio::experimental::make_parallel_group(std::move(ops))
+                .async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
         int n = 0;
         for (std::size_t i = 0; i < results.size(); ++i)
             n += (!errors[i] && results[i]) ? 1 : 0;
@@ -462,26 +519,31 @@ BOOST_AUTO_TEST_CASE(inference_with_checks_and_a_repair_round)
     llm::record_writer records(tmp.path() / "run" / "llm", nullptr);
     c->set_observer(records.observer());
     int compiles = 0, loads = 0;
-    llm::compile_function compile = [&](compile_request r) -> asio::awaitable<compile_output> {
+    llm::compile_function compile = [&](compile_request r) -> asio::awaitable<compile_output>
+    {
         ++compiles;
         compile_output o;
         o.compiled = r.source.find("__global__") != std::string::npos;
         co_return o;
     };
-    llm::load_function load = [&](const workload& w) -> asio::awaitable<json::object> {
+    llm::load_function load = [&](const workload& w) -> asio::awaitable<json::object>
+    {
         ++loads;
         json::array cases;
         for (const auto& wc : w.cases)
             cases.push_back(json::object{{"name", wc.name},
-                                         {"reference", json::object{{"all_zero", json::object{{"C", loads == 1}}},
-                                                                    {"nonfinite", json::object{{"C", 0}}},
-                                                                    {"depends_on_inputs", true}}}});
+                                         {"reference",
+                                          json::object{{"all_zero", json::object{{"C", loads == 1}}},
+                                                       {"nonfinite", json::object{{"C", 0}}},
+                                                       {"depends_on_inputs", true}}}});
         co_return json::object{{"cases", std::move(cases)}};
     };
-    llm::inference_request req{"Single-precision GEMM with rectangular matrices.", json::object{}, tmp.path()};
+    llm::inference_request req{
+        "Single-precision GEMM with rectangular matrices.", json::object{}, tmp.path()};
     int reported = 0;
     llm::usage_reporter report = [&](const token_usage&) { return ++reported > 0; };
-    auto result = run_coro(ioc, llm::infer_workload(*c, req, compile, load, report, &records, llm::inference_settings{}), 60s);
+    auto result = run_coro(
+        ioc, llm::infer_workload(*c, req, compile, load, report, &records, llm::inference_settings{}), 60s);
     BOOST_TEST(result.attempts == 2);  // the first reference "wrote only zeros"
     BOOST_TEST(compiles == 4);         // reference + initial, twice
     BOOST_TEST(loads == 2);
@@ -504,7 +566,8 @@ BOOST_AUTO_TEST_CASE(inference_with_checks_and_a_repair_round)
     auto full = result.workload_json;
     llm::inference_request nothing{"x", full, tmp.path()};
     const auto before = server.request_count();
-    auto same = run_coro(ioc, llm::infer_workload(*c, nothing, compile, load, report, &records, llm::inference_settings{}));
+    auto same = run_coro(
+        ioc, llm::infer_workload(*c, nothing, compile, load, report, &records, llm::inference_settings{}));
     BOOST_TEST(same.inferred.empty());
     BOOST_TEST(server.request_count() == before);
     server.stop();
@@ -514,7 +577,8 @@ BOOST_AUTO_TEST_CASE(inference_gives_up_with_the_reason)
 {
     fake_openai_server server;
     auto c = client(server);
-    llm::compile_function compile = [](compile_request) -> asio::awaitable<compile_output> {
+    llm::compile_function compile = [](compile_request) -> asio::awaitable<compile_output>
+    {
         compile_output o;
         o.compiled = false;
         o.error = "identifier \"x\" is undefined";
@@ -530,8 +594,11 @@ BOOST_AUTO_TEST_CASE(inference_gives_up_with_the_reason)
     }
     catch (const user_error& e)
     {
-        BOOST_TEST(contains(e.what(), "no usable workload could be inferred from --description in 2 attempts"), e.what());
-        BOOST_TEST(contains(e.what(), "the reference does not compile: identifier \"x\" is undefined"), e.what());
+        BOOST_TEST(
+            contains(e.what(), "no usable workload could be inferred from --description in 2 attempts"),
+            e.what());
+        BOOST_TEST(contains(e.what(), "the reference does not compile: identifier \"x\" is undefined"),
+                   e.what());
     }
     server.stop();
 }
@@ -542,7 +609,9 @@ BOOST_AUTO_TEST_SUITE(llm_options_suite)
 
 BOOST_AUTO_TEST_CASE(flag_checks_name_the_problem)
 {
-    auto fails = [](const std::vector<std::string>& args, const std::string& provider, const std::string& needle) {
+    auto fails =
+        [](const std::vector<std::string>& args, const std::string& provider, const std::string& needle)
+    {
         CLI::App app;
         llm_options o;
         o.add_to(app, "Model");
@@ -579,7 +648,8 @@ BOOST_AUTO_TEST_CASE(flag_checks_name_the_problem)
     }
     catch (const user_error& e)
     {
-        BOOST_TEST(contains(e.what(), "--strategy greedy: unknown strategy (refine, beam, evolve)"), e.what());
+        BOOST_TEST(contains(e.what(), "--strategy greedy: unknown strategy (refine, beam, evolve)"),
+                   e.what());
     }
 
     llm_options ok;

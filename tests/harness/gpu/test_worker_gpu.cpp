@@ -557,6 +557,25 @@ BOOST_AUTO_TEST_CASE(writing_into_allocation_slack_is_an_out_of_bounds_write)
     BOOST_TEST(!(restart && restart->is_bool() && restart->as_bool()), json::serialize(r));
 }
 
+BOOST_AUTO_TEST_CASE(a_guard_written_only_in_unchecked_launches_is_caught)
+{
+    gpu_worker w;
+    w.load(vector_add_workload("float32"));
+    // Warm-up launches are neither checked nor preceded by the state reset, so a module global
+    // still set by the previous launch tells this kernel it is warming up; only then does it write
+    // past c (inside c's tail guard). Its outputs are always right. The guard is checked before it
+    // is refilled, so the write is found anyway.
+    const std::string prelude = "__device__ unsigned int seen;";
+    const std::string body =
+        "    if (i < n) c[i] = a[i] + b[i];\n"
+        "    if (i == 0) { if (seen != 0u) c[n + 1000] = 1.0f; seen = 1u; }";
+    const json::object r = w.evaluate(vadd_candidate(body, "float", prelude), quick_timing(), false, {});
+    BOOST_TEST(failure_kind(r) == "out_of_bounds_write", json::serialize(r.at("failure")));
+    BOOST_TEST(failure_message(r).find("not checked") != std::string::npos, failure_message(r));
+    // The worker keeps going: the next honest kernel is valid.
+    require_valid(w.evaluate(vadd_candidate(k_correct)));
+}
+
 BOOST_AUTO_TEST_CASE(nondeterminism_and_uninitialised_shared_memory)
 {
     gpu_worker w;
