@@ -213,6 +213,12 @@ void case_store::retire(case_data& c, CUstream s) const
     }
 }
 
+void case_store::refill_checked_guards(case_data& c, CUstream s) const
+{
+    for (const buffer_slot& b : c.buffers)
+        b.working.fill_guards(s);
+}
+
 std::string case_store::take_unchecked_guard_damage(CUstream s)
 {
     WARPSMITH_CU(cuStreamSynchronize, s);

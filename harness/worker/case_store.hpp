@@ -136,6 +136,9 @@ public:
     /// refilled them since the last call ("the guard after buffer 'C' of case X: 12 bytes"), or ""
     /// when none did, and zeroes the counts.
     std::string take_unchecked_guard_damage(CUstream s);
+    /// Rewrites every guard of c without checking it first: only right after a check of those
+    /// guards was queued (the check reports what the refill erases).
+    void refill_checked_guards(case_data& c, CUstream s) const;
     /// Fills the snapshot buffers of c with a fixed pattern, once its repeat run no longer needs
     /// them: no candidate finds a validated output of its case there, and they stay at rest (and
     /// sealed) until the case is validated again. Never after timing: a memo kept in a snapshot
