@@ -196,49 +196,70 @@ std::string case_store::seal_broken() const
     return {};
 }
 
-void case_store::check_before_refill(case_data& c, CUstream s) const
+void case_store::check_and_refill_guards(case_data& c, CUstream s) const
 {
-    if (c.guard_range_count > 0)
-        helpers_.check_guards(
-            s, c.guard_ranges.ptr(), c.guard_range_count, guard_fill, c.unchecked_guard_damage.ptr());
+    helpers_.check_guards(s,
+                          c.guard_ranges.ptr(),
+                          c.guard_range_count,
+                          c.largest_guard_bytes,
+                          guard_fill,
+                          c.unchecked_guard_damage.ptr(),
+                          guard_refill::yes);
 }
 
 void case_store::retire(case_data& c, CUstream s) const
 {
-    check_before_refill(c, s);
+    check_and_refill_guards(c, s);
     for (const buffer_slot& b : c.buffers)
-    {
-        b.working.fill_guards(s);
         b.working.poison(s, b.p->type);
-    }
 }
 
-void case_store::refill_checked_guards(case_data& c, CUstream s) const
+void case_store::refresh_guards(case_data& c, CUstream s) const
 {
-    for (const buffer_slot& b : c.buffers)
-        b.working.fill_guards(s);
+    check_and_refill_guards(c, s);
 }
 
 std::string case_store::take_unchecked_guard_damage(CUstream s)
 {
-    WARPSMITH_CU(cuStreamSynchronize, s);
+    std::size_t total = 0;
+    for (const case_data& c : cases_)
+        total += 2 * c.buffers.size();
+    if (total == 0)
+        return {};
+    if (damage_host_.size() < total * sizeof(std::uint64_t))
+        damage_host_ = cuda::pinned_buffer(total * sizeof(std::uint64_t));
+    auto* counts = damage_host_.as<std::uint64_t>();
+    std::size_t at = 0;
+    for (const case_data& c : cases_)
+    {
+        const std::size_t n = 2 * c.buffers.size();
+        if (n > 0)
+            WARPSMITH_CU(
+                cuMemcpyDtoHAsync, counts + at, c.unchecked_guard_damage.ptr(), n * sizeof(std::uint64_t), s);
+        at += n;
+    }
+    wait_for_stream(s, launch_timeout_, "the guard counts");
     std::string found;
+    at = 0;
     for (case_data& c : cases_)
     {
         const std::size_t n = 2 * c.buffers.size();
-        if (n == 0)
-            continue;
-        std::vector<std::uint64_t> counts(n);
-        WARPSMITH_CU(cuMemcpyDtoH, counts.data(), c.unchecked_guard_damage.ptr(), n * sizeof(std::uint64_t));
-        for (std::size_t i = 0; i < n && found.empty(); ++i)
-            if (counts[i] > 0)
+        bool any = false;
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            const std::uint64_t v = counts[at + i];
+            if (v == 0)
+                continue;
+            any = true;
+            if (found.empty())
                 found = std::string(i % 2 == 0 ? "the guard before" : "the guard after") + " buffer '" +
-                        c.buffers[i / 2].p->name + "' of case " + c.name() + ": " +
-                        std::to_string(counts[i]) + " bytes";
-        if (std::any_of(counts.begin(), counts.end(), [](std::uint64_t v) { return v > 0; }))
+                        c.buffers[i / 2].p->name + "' of case " + c.name() + ": " + std::to_string(v) +
+                        " bytes";
+        }
+        if (any)
             WARPSMITH_CU(cuMemsetD8Async, c.unchecked_guard_damage.ptr(), 0, n * sizeof(std::uint64_t), s);
+        at += n;
     }
-    WARPSMITH_CU(cuStreamSynchronize, s);
     return found;
 }
 
@@ -291,6 +312,8 @@ void case_store::allocate_case(case_data& c, std::uint64_t hidden_seed)
         const auto index = static_cast<std::uint32_t>(c.buffers.size() - 1);
         ranges.push_back({b.working.base(), b.working.head_guard_bytes(), 2 * index, 0});
         ranges.push_back({b.working.tail_guard(), b.working.tail_guard_bytes(), 2 * index + 1, 0});
+        c.largest_guard_bytes = std::max<std::uint64_t>(
+            {c.largest_guard_bytes, b.working.head_guard_bytes(), b.working.tail_guard_bytes()});
     }
 
     // Inputs: generated on the host once per input set, uploaded once, and from then on only
@@ -331,10 +354,9 @@ void case_store::allocate_case(case_data& c, std::uint64_t hidden_seed)
 
 void case_store::prepare(case_data& c, input_set set, CUstream s) const
 {
-    check_before_refill(c, s);
+    check_and_refill_guards(c, s);
     for (const buffer_slot& b : c.buffers)
     {
-        b.working.fill_guards(s);
         if (b.is_input())
             b.working.copy_from(s, b.pristine[static_cast<std::size_t>(set)].ptr());
         else

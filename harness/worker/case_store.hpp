@@ -63,6 +63,7 @@ struct case_data
     std::unique_ptr<kernel_args> args;
     cuda::device_buffer guard_ranges;  ///< guard_range table for the guard-check kernel.
     int guard_range_count = 0;
+    std::uint64_t largest_guard_bytes = 0;
     /// Guard bytes found changed when the guards were about to be refilled (2 counters per
     /// buffer, head and tail, as in the guard table): changes no checked launch saw.
     cuda::device_buffer unchecked_guard_damage;
@@ -105,12 +106,16 @@ public:
     std::uint64_t hidden_seed() const { return hidden_seed_; }
     std::chrono::milliseconds launch_timeout() const { return launch_timeout_; }
 
-    /// Before a run: checks every guard (into the case's unchecked_guard_damage) and rewrites it,
-    /// copies the pristine inputs of `set` into the working in/inout buffers, and poisons the out
-    /// buffers (asynchronous). A guard is never refilled unchecked: a launch that was not checked
-    /// (a warm-up, an unchecked timed launch, a wall-clock launch) cannot use the guards as
-    /// scratch or as a signal and have the harness erase the evidence.
+    /// Before a run: checks every guard (into the case's unchecked_guard_damage) and rewrites the
+    /// bytes it finds changed, in one launch; copies the pristine inputs of `set` into the working in/inout
+    /// buffers, and poisons the out buffers (asynchronous). A guard is never refilled unchecked: a launch
+    /// that was not checked (a warm-up, an unchecked timed launch, a wall-clock launch) cannot use the guards
+    /// as scratch or as a signal and have the harness erase the evidence.
     void prepare(case_data& c, input_set set, CUstream s) const;
+    /// Only the guards part of prepare(): before a checked timed launch, whose inputs are the ones
+    /// prepare() copied before the warm-up (the check after the launch compares them with the
+    /// pristine copy, so a change made by any launch since fails the case).
+    void refresh_guards(case_data& c, CUstream s) const;
     /// Restores only inout buffers from the stated inputs (between timed launches: a kernel that
     /// updates in place must see the same inputs every time).
     void restore_inout(case_data& c, CUstream s) const;
@@ -132,13 +137,11 @@ public:
     /// on every checked launch): done after its validation runs and after its timing, so any change
     /// a launch makes to a case it is not running on shows in the seal.
     void retire(case_data& c, CUstream s) const;
-    /// Waits for the stream, then returns where guard bytes had changed when prepare() or retire()
-    /// refilled them since the last call ("the guard after buffer 'C' of case X: 12 bytes"), or ""
-    /// when none did, and zeroes the counts.
+    /// Waits for the stream (one copy of every case's counts, one wait), then returns where guard
+    /// bytes had changed when prepare(), refresh_guards() or retire() refilled them since the last
+    /// call ("the guard after buffer 'C' of case X: 12 bytes"), or "" when none did, and zeroes the
+    /// counts.
     std::string take_unchecked_guard_damage(CUstream s);
-    /// Rewrites every guard of c without checking it first: only right after a check of those
-    /// guards was queued (the check reports what the refill erases).
-    void refill_checked_guards(case_data& c, CUstream s) const;
     /// Fills the snapshot buffers of c with a fixed pattern, once its repeat run no longer needs
     /// them: no candidate finds a validated output of its case there, and they stay at rest (and
     /// sealed) until the case is validated again. Never after timing: a memo kept in a snapshot
@@ -164,8 +167,9 @@ public:
     std::size_t device_bytes() const { return device_bytes_; }
 
 private:
-    /// Queues the guard check of every guard of c into c.unchecked_guard_damage.
-    void check_before_refill(case_data& c, CUstream s) const;
+    /// Queues the guard check of every guard of c into c.unchecked_guard_damage, which also puts
+    /// back the fill byte where it finds another.
+    void check_and_refill_guards(case_data& c, CUstream s) const;
     void allocate_case(case_data& c, std::uint64_t hidden_seed);
     void run_reference(case_data& c, loaded_kernel& ref, const candidate& ref_candidate);
     void build_seal();
@@ -183,6 +187,7 @@ private:
     std::vector<std::string> seal_labels_;
     cuda::device_buffer seal_digests_;  ///< 2 x regions words.
     cuda::pinned_buffer seal_host_;
+    cuda::pinned_buffer damage_host_;  ///< Every case's unchecked_guard_damage, case after case.
 };
 
 }  // namespace warpsmith::worker

@@ -32,18 +32,33 @@ CUdeviceptr check_area::compare(int slot, std::size_t b) const
     return device_.ptr() + word(slot, 3 * buffers_ + compare_counter_words * b) * sizeof(std::uint64_t);
 }
 
-void check_area::clear(int slot, CUstream s) const
+void check_area::clear(int first, int count, CUstream s) const
 {
-    if (slot < 0 || slot >= slots_)
-        throw std::logic_error("check_area: no slot " + std::to_string(slot));
-    WARPSMITH_CU(cuMemsetD32Async, device_.ptr() + word(slot, 0) * sizeof(std::uint64_t), 0u, slot_words_ * 2, s);
+    if (count <= 0)
+        return;
+    if (first < 0 || first + count > slots_)
+        throw std::logic_error("check_area: no slots " + std::to_string(first) + " to " +
+                               std::to_string(first + count - 1));
+    WARPSMITH_CU(cuMemsetD32Async,
+                 device_.ptr() + word(first, 0) * sizeof(std::uint64_t),
+                 0u,
+                 slot_words_ * 2 * static_cast<std::size_t>(count),
+                 s);
 }
 
-void check_area::fetch(int slot, CUstream s) const
+void check_area::fetch(int first, int count, CUstream s) const
 {
-    const std::size_t offset = word(slot, 0) * sizeof(std::uint64_t);
-    WARPSMITH_CU(cuMemcpyDtoHAsync, static_cast<char*>(host_.data()) + offset, device_.ptr() + offset,
-                 slot_words_ * sizeof(std::uint64_t), s);
+    if (count <= 0)
+        return;
+    if (first < 0 || first + count > slots_)
+        throw std::logic_error("check_area: no slots " + std::to_string(first) + " to " +
+                               std::to_string(first + count - 1));
+    const std::size_t offset = word(first, 0) * sizeof(std::uint64_t);
+    WARPSMITH_CU(cuMemcpyDtoHAsync,
+                 static_cast<char*>(host_.data()) + offset,
+                 device_.ptr() + offset,
+                 slot_words_ * sizeof(std::uint64_t) * static_cast<std::size_t>(count),
+                 s);
 }
 
 std::uint64_t check_area::host_guard(int slot, std::size_t b, int side) const

@@ -32,9 +32,13 @@ public:
     CUdeviceptr compare(int slot, std::size_t b) const;
 
     /// Zeroes a slot (asynchronous).
-    void clear(int slot, CUstream s) const;
+    void clear(int slot, CUstream s) const { clear(slot, 1, s); }
+    /// Zeroes `count` consecutive slots from `first` in one memset (asynchronous).
+    void clear(int first, int count, CUstream s) const;
     /// Copies a slot to the host mirror (asynchronous; read it after the stream is waited on).
-    void fetch(int slot, CUstream s) const;
+    void fetch(int slot, CUstream s) const { fetch(slot, 1, s); }
+    /// Copies `count` consecutive slots from `first` in one copy (asynchronous).
+    void fetch(int first, int count, CUstream s) const;
 
     std::uint64_t host_guard(int slot, std::size_t b, int side) const;
     std::uint64_t host_input_diff(int slot, std::size_t b) const;

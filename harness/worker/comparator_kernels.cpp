@@ -317,11 +317,13 @@ extern "C" __global__ void __launch_bounds__(256) ws_diff_bytes(const u8* a, con
 
 struct ws_guard_range { u64 ptr; u64 bytes; u32 counter; u32 pad; };
 
-// One blockIdx.y per guard range; bytes that differ from the fill byte are counted per counter.
-// A tail guard runs to the end of its 2 MiB-page allocation, so the aligned middle of a range is
-// read 16 bytes at a time; the unaligned bytes at either end one at a time.
+// One blockIdx.y per guard range; bytes that differ from the fill byte are counted per counter,
+// and with refill set written back to the fill byte (only those: an intact guard costs a read). A
+// tail guard runs to the end of its 2 MiB-page allocation, so the aligned middle of a range is read
+// 16 bytes at a time, four vectors in flight per thread; the unaligned bytes at either end one at a
+// time.
 extern "C" __global__ void __launch_bounds__(256)
-ws_check_guards(const ws_guard_range* ranges, u32 fill, u64* counters)
+ws_check_guards(const ws_guard_range* ranges, u32 fill, u64* counters, u32 refill)
 {
     const ws_guard_range r = ranges[blockIdx.y];
     const u64 start = r.ptr, end = r.ptr + r.bytes;
@@ -333,18 +335,47 @@ ws_check_guards(const ws_guard_range* ranges, u32 fill, u64* counters)
     const u8 f = (u8)fill;
     u64 local = 0;
     for (u64 i = tid; i < first - start; i += stride)
-        local += ((const u8*)start)[i] != f;
-    for (u64 i = tid; i < end - last; i += stride)
-        local += ((const u8*)last)[i] != f;
-    const u32 f4 = (fill & 0xFFu) * 0x01010101u;
-    const uint4* v = (const uint4*)first;
-    const u64 vectors = (last - first) / 16;
-    for (u64 i = tid; i < vectors; i += stride)
     {
-        const uint4 w = v[i];
-        // __vcmpne4 sets 0xFF in every byte that differs: 8 bits per differing byte.
-        local += (__popc(__vcmpne4(w.x, f4)) + __popc(__vcmpne4(w.y, f4)) + __popc(__vcmpne4(w.z, f4)) +
-                  __popc(__vcmpne4(w.w, f4))) >> 3;
+        u8* b = (u8*)start + i;
+        if (*b != f)
+        {
+            ++local;
+            if (refill)
+                *b = f;
+        }
+    }
+    for (u64 i = tid; i < end - last; i += stride)
+    {
+        u8* b = (u8*)last + i;
+        if (*b != f)
+        {
+            ++local;
+            if (refill)
+                *b = f;
+        }
+    }
+    const u32 f4 = (fill & 0xFFu) * 0x01010101u;
+    uint4* v = (uint4*)first;
+    const u64 vectors = (last - first) / 16;
+    for (u64 base = tid; base < vectors; base += 4 * stride)
+    {
+        uint4 w[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+            if (base + k * stride < vectors)
+                w[k] = v[base + k * stride];
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+        {
+            if (base + k * stride >= vectors)
+                continue;
+            // __vcmpne4 sets 0xFF in every byte that differs: 8 bits per differing byte.
+            const u32 bad = (__popc(__vcmpne4(w[k].x, f4)) + __popc(__vcmpne4(w[k].y, f4)) +
+                             __popc(__vcmpne4(w[k].z, f4)) + __popc(__vcmpne4(w[k].w, f4))) >> 3;
+            local += bad;
+            if (bad && refill)
+                v[base + k * stride] = make_uint4(f4, f4, f4, f4);
+        }
     }
     local = warp_sum(local);
     if ((threadIdx.x & 31) == 0 && local)
@@ -367,6 +398,12 @@ extern "C" __global__ void __launch_bounds__(1024) ws_scrub_shared(u32 seed)
         x ^= x >> 16; x *= 0x7FEB352Du; x ^= x >> 15; x *= 0x846CA68Bu; x ^= x >> 16;
         s[i] = x;
     }
+    // And the block's reserved window below the dynamic part, which any kernel can reach with
+    // ld/st.shared at absolute addresses (launch_hygiene.cpp, ws_scrub_reserved_window).
+    u32 cap;
+    asm volatile("mov.u32 %0, %%reserved_smem_offset_cap;" : "=r"(cap));
+    for (u32 a = threadIdx.x * 4; a < cap; a += blockDim.x * 4)
+        asm volatile("st.shared.u32 [%0], %1;" ::"r"(a), "r"(seed ^ (a * 0x9E3779B9u) ^ blockIdx.x) : "memory");
 }
 
 // FP32 rate: 16 independent FMA chains per thread (no dependent chain limits issue), 64 FMAs per
@@ -634,16 +671,28 @@ void helper_kernels::diff_bytes(
     launch(diff_bytes_, grid_for(n / 4 + 1), 1, k_block, 0, s, args, "cuLaunchKernel(ws_diff_bytes)");
 }
 
-void helper_kernels::check_guards(
-    CUstream s, CUdeviceptr ranges, int count, unsigned char fill, CUdeviceptr counters) const
+void helper_kernels::check_guards(CUstream s,
+                                  CUdeviceptr ranges,
+                                  int count,
+                                  std::uint64_t largest_bytes,
+                                  unsigned char fill,
+                                  CUdeviceptr counters,
+                                  guard_refill refill) const
 {
     if (count <= 0)
         return;
     unsigned fill_word = fill;
-    void* args[] = {&ranges, &fill_word, &counters};
-    // 32 x 256 threads per range: a 2 MiB tail guard is 16 vectors per thread.
+    unsigned refill_word = refill == guard_refill::yes ? 1u : 0u;
+    void* args[] = {&ranges, &fill_word, &counters, &refill_word};
+    // Enough blocks per range that every thread reads the largest range in one pass of four 16-byte
+    // vectors (16 KiB per block: a 2 MiB tail guard gets 128 blocks), and at most what fills the
+    // GPU a few times over.
+    const std::uint64_t per_block = std::uint64_t(k_block) * 16 * 4;
+    const std::uint64_t wanted = (largest_bytes + per_block - 1) / per_block;
+    const std::uint64_t most =
+        std::max<std::uint64_t>(1, std::uint64_t(sm_count_) * 16 / std::uint64_t(count));
     launch(check_guards_,
-           32,
+           static_cast<unsigned>(std::clamp<std::uint64_t>(wanted, 1, most)),
            static_cast<unsigned>(count),
            k_block,
            0,

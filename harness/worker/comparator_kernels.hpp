@@ -31,6 +31,13 @@ struct compare_counters
 inline constexpr std::size_t compare_counter_words = 5;
 
 /// Layout of one guard range for the guard-check kernel (matches the device struct).
+/// Whether a guard check also puts the fill byte back where it found another.
+enum class guard_refill
+{
+    no,
+    yes
+};
+
 struct guard_range
 {
     std::uint64_t ptr;
@@ -90,8 +97,16 @@ public:
     void apply_mask(CUstream s, dtype t, CUdeviceptr v, std::uint64_t n, reference_mask mask) const;
     /// Adds the number of differing bytes of a and b (4-byte aligned, n bytes) to *out_count.
     void diff_bytes(CUstream s, CUdeviceptr a, CUdeviceptr b, std::uint64_t n, CUdeviceptr out_count) const;
-    /// For each of `count` guard_range entries at ranges, adds its bytes != fill to counters[counter].
-    void check_guards(CUstream s, CUdeviceptr ranges, int count, unsigned char fill, CUdeviceptr counters) const;
+    /// For each of `count` guard_range entries at ranges (the largest `largest_bytes` long), adds its
+    /// bytes != fill to counters[counter]; with guard_refill::yes also writes those bytes back to
+    /// fill, in the same launch.
+    void check_guards(CUstream s,
+                      CUdeviceptr ranges,
+                      int count,
+                      std::uint64_t largest_bytes,
+                      unsigned char fill,
+                      CUdeviceptr counters,
+                      guard_refill refill) const;
     /// Adds {non-zero elements, non-finite elements} of v into out (2 words).
     void reference_stats(CUstream s, dtype t, CUdeviceptr v, std::uint64_t n, CUdeviceptr out) const;
     /// Fills the shared memory of every SM with a pattern derived from seed.

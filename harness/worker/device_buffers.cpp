@@ -79,14 +79,6 @@ guarded_buffer::guarded_buffer(std::size_t payload_bytes)
 {
 }
 
-void guarded_buffer::fill_guards(CUstream s) const
-{
-    if (head_bytes_ > 0)
-        WARPSMITH_CU(cuMemsetD8Async, base(), guard_fill, head_bytes_, s);
-    if (tail_guard_bytes() > 0)
-        WARPSMITH_CU(cuMemsetD8Async, tail_guard(), guard_fill, tail_guard_bytes(), s);
-}
-
 void guarded_buffer::poison(CUstream s, dtype t) const
 {
     if (payload_bytes_ == 0)

@@ -79,8 +79,6 @@ public:
     /// From the payload's end to the end of the allocation (0 bytes with exact allocations).
     std::size_t tail_guard_bytes() const { return tail_bytes_; }
 
-    /// Rewrites both guards with guard_fill (asynchronous).
-    void fill_guards(CUstream s) const;
     /// Fills the payload with the poison pattern of t (asynchronous).
     void poison(CUstream s, dtype t) const;
     /// Copies `payload_bytes()` bytes from src into the payload (asynchronous).

@@ -198,10 +198,10 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
                         ck.clear(slot, s);
                         v.enqueue_checks(
                             c, slot, output_source::working, expected_source::reference_stated, true);
+                        // The check also refills the guards: what it finds is this entry's, and
+                        // the check before the next refill counts only changes made by unchecked
+                        // launches.
                         ck.fetch(slot, s);
-                        // What this check finds is this entry's: refill now, so that the check
-                        // before the next refill counts only changes made by unchecked launches.
-                        store.refill_checked_guards(c, s);
                         pending.push_back(pending_check{ei, occurrence, slot, j});
                     }
                 }

@@ -33,9 +33,23 @@ __device__ __forceinline__ u64 ws_mix64(u64 z)
     return z ^ (z >> 31);
 }
 
-// Shared memory of this block (launched with the opt-in maximum: one block holds nearly all of an
-// SM's), then this block's share of the L2 scrub buffer. volatile keeps the shared stores, which
-// nothing reads back.
+// The block's reserved shared window, [0, %reserved_smem_offset_cap) of its shared addresses (1 KiB
+// on the H200, below the dynamic shared memory): every block has one, a kernel without any shared
+// memory of its own can load and store it with ld/st.shared at absolute addresses, and what it
+// stores there is still there for the next block that gets the same place on the SM (probe on the
+// H200: docs/hardening.md). With the dynamic part, a block with the opt-in maximum covers the whole
+// of its SM's shared memory.
+__device__ __forceinline__ void ws_scrub_reserved_window(u32 seed)
+{
+    u32 cap;
+    asm volatile("mov.u32 %0, %%reserved_smem_offset_cap;" : "=r"(cap));
+    for (u32 a = threadIdx.x * 4; a < cap; a += blockDim.x * 4)
+        asm volatile("st.shared.u32 [%0], %1;" ::"r"(a), "r"(ws_hash32(seed ^ a)) : "memory");
+}
+
+// The shared memory of this block (launched with the opt-in maximum, one block per SM) and its
+// reserved window, then this block's share of the L2 scrub buffer. The shared stores are asm
+// volatile or through a volatile pointer: nothing reads them back.
 extern "C" __global__ void __launch_bounds__(1024) ws_scrub_sm(u32 seed, uint4* l2, u64 l2_vectors)
 {
     extern __shared__ u32 ws_smem[];
@@ -53,6 +67,7 @@ extern "C" __global__ void __launch_bounds__(1024) ws_scrub_sm(u32 seed, uint4* 
     }
     for (u32 i = (vectors << 2) + threadIdx.x; i < (bytes >> 2); i += blockDim.x)
         ((volatile u32*)ws_smem)[i] = ws_hash32(seed ^ i);
+    ws_scrub_reserved_window(seed ^ blockIdx.x);
     const uint4 v = make_uint4(seed, ~seed, seed ^ 0xA5A5A5A5u, seed + 1u);
     const u64 stride = (u64)gridDim.x * blockDim.x;
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < l2_vectors; i += stride)
@@ -273,8 +288,10 @@ void launch_hygiene::scrub_sm(CUstream s,
 {
     std::uint64_t vectors = l2_bytes / 16;
     void* args[] = {&seed, &l2_buffer, &vectors};
+    // One block per SM: each takes the opt-in maximum of shared memory, so no SM holds two, and
+    // all of them run in one wave.
     launch(scrub_sm_,
-           static_cast<unsigned>(sm_count_ * 2),
+           static_cast<unsigned>(sm_count_),
            1024,
            static_cast<unsigned>(shared_bytes_),
            s,

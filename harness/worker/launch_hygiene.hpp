@@ -4,10 +4,12 @@
 // timed events (docs/hardening.md, "State between launches"). Three wipes, each a kernel of the
 // worker's own small module:
 //
-// * SM scrub: every SM's shared memory filled with a fresh pattern (one block per SM half, each
-//   with the opt-in maximum of dynamic shared memory), and, in cold mode, in the same launch, the
-//   L2-sized scrub buffer overwritten (what the memset used to do). A kernel that reads shared
-//   memory it did not write finds noise, never what its previous launch left there.
+// * SM scrub: every SM's shared memory filled with a fresh pattern (one block per SM, each with
+//   the opt-in maximum of dynamic shared memory), and, in cold mode, in the same launch, the
+//   L2-sized scrub buffer overwritten (what a memset used to do). A kernel that reads shared memory it did
+//   not write finds noise, never what its previous launch left there. That includes each block's reserved
+//   window below its dynamic shared memory (1 KiB on the H200), which every kernel, even one
+//   without shared memory of its own, can load and store at absolute shared addresses.
 // * Local scrub: every thread's whole local allocation overwritten at full occupancy on every SM
 //   (local_window.hpp). Local memory is a per-context pool reused by every launch, and any kernel,
 //   with a frame or without, can store to all of it with st.local at absolute addresses and load
@@ -51,8 +53,8 @@ public:
     /// does not compile or the window is not laid out as local_window.hpp says.
     launch_hygiene(const nvrtc_compiler& compiler, const gpu_device& device);
 
-    /// Fills the shared memory of every SM; with l2_bytes > 0 also overwrites [l2_buffer,
-    /// l2_buffer + l2_bytes) (16-byte multiple) in the same launch.
+    /// Fills the shared memory of every SM, each block's reserved window included; with l2_bytes > 0
+    /// also overwrites [l2_buffer, l2_buffer + l2_bytes) (16-byte multiple) in the same launch.
     void scrub_sm(CUstream s, std::uint32_t seed, CUdeviceptr l2_buffer = 0, std::size_t l2_bytes = 0) const;
 
     /// Overwrites every thread's whole local allocation: the reserve plus the smallest scrub frame

@@ -194,18 +194,23 @@ CUresult timer::queue_launch(case_data& c,
                              std::optional<std::size_t> event_pair)
 {
     const CUstream s = device_.stream();
-    // Fresh outputs (poison, restored inout) before every launch, so that no launch can tell a
-    // checked launch from an unchecked one by finding its previous results still there. Before a
-    // measured launch also the state wipes: the work's own (module globals, local window) and the
-    // SM scrub, which in cold mode is the L2 scrub too -- last, since the restore's copy and the
-    // poison memset would otherwise leave the outputs in L2.
-    store_.refresh_outputs(c, s);
-    if (measured && work.reset)
-        work.reset(s);
-    if (mode == timing_mode::cold)
-        scrubber_.scrub(s);
-    else if (measured)
-        scrubber_.scrub_shared(s);
+    // Before a measured launch: fresh outputs (poison, restored inout), so that no launch can tell
+    // a checked launch from an unchecked one by finding its previous results still there; the
+    // work's own state wipes (module globals, local window); and the SM scrub, which in cold mode
+    // is the L2 scrub too -- last, since the restore's copy and the poison memset would otherwise
+    // leave the outputs in L2. A warm-up launch (never measured, never checked) gets none of it:
+    // what it finds or skips changes no figure, and the first measured launch after it gets all
+    // of it.
+    if (measured)
+    {
+        store_.refresh_outputs(c, s);
+        if (work.reset)
+            work.reset(s);
+        if (mode == timing_mode::cold)
+            scrubber_.scrub(s);
+        else
+            scrubber_.scrub_shared(s);
+    }
     if (event_pair)
         events_.start(*event_pair).record(s);
     CUresult rc = work.launch(s);
@@ -295,6 +300,10 @@ case_timing timer::time_case(case_data& c,
         bool last = false;
     };
     std::vector<pending_check> pending;
+    // One memset for the slots of every check this timing can make (the sampled ones and the
+    // last), one copy back at the end.
+    const int check_slots_used = static_cast<int>(positions.size()) + 1;
+    ck.clear(first_timed_slot, check_slots_used, s);
     std::size_t next_position = 0;
     bool stop = false;
     bool done = false;
@@ -311,17 +320,18 @@ case_timing timer::time_case(case_data& c,
             if (sampled)
                 ++next_position;
             const bool checked = last || sampled;
+            // The guards checked (what unchecked launches changed) and refilled. Not the inputs: the
+            // check after the launch compares them with their pristine copy, so a change any
+            // launch since the warm-up's prepare() made fails the case.
             if (checked)
-                store_.prepare(c, input_set::stated, s);  // fresh poison, inputs and guards
+                store_.refresh_guards(c, s);
             if (CUresult rc = queue_launch(c, work, options.mode, true, i); rc != CUDA_SUCCESS)
                 return launch_failure(rc);
             if (checked)
             {
                 const int slot = first_timed_slot + static_cast<int>(pending.size());
-                ck.clear(slot, s);
                 validator_.enqueue_checks(
                     c, slot, output_source::working, expected_source::reference_stated, true);
-                ck.fetch(slot, s);
                 pending.push_back(pending_check{i, slot, last});
             }
             done = last;
@@ -334,6 +344,7 @@ case_timing timer::time_case(case_data& c,
             stop = true;
     }
 
+    ck.fetch(first_timed_slot, static_cast<int>(pending.size()), s);
     wait_for_stream(s, timeout, where + ", checks");
     const std::string total = std::to_string(samples.size());
     for (const pending_check& p : pending)
@@ -361,6 +372,7 @@ case_timing timer::time_case(case_data& c,
         t.gpu_ms += us / 1000.0;
     t.untimed_launches = options.warmup;
     t.l2_scrubs = options.mode == timing_mode::cold ? static_cast<int>(samples.size()) : 0;
+    t.l2_scrub_ms = t.l2_scrubs * scrub_ms;
 
     if (!t.fail)
     {
@@ -368,6 +380,7 @@ case_timing timer::time_case(case_data& c,
         t.wall_us_per_launch = wall_check(c, work, options.mode);
         t.untimed_launches += k_wall_launches;
         t.l2_scrubs += options.mode == timing_mode::cold ? k_wall_launches : 0;
+        t.l2_scrub_ms += options.mode == timing_mode::cold ? k_wall_launches * scrub_ms : 0.0;
         if (t.wall_us_per_launch > limit)
         {
             // Once more before judging: another process on the GPU can stretch one cross-check.
@@ -375,6 +388,7 @@ case_timing timer::time_case(case_data& c,
             t.wall_us_per_launch = wall_check(c, work, options.mode);
             t.untimed_launches += k_wall_launches;
             t.l2_scrubs += options.mode == timing_mode::cold ? k_wall_launches : 0;
+            t.l2_scrub_ms += options.mode == timing_mode::cold ? k_wall_launches * scrub_ms : 0.0;
         }
         if (t.wall_us_per_launch > limit)
         {

@@ -127,6 +127,7 @@ struct case_timing
     double gpu_ms = 0;                   ///< Sum of the measured launches' event times.
     int untimed_launches = 0;            ///< Warm-up and wall-check launches (no events).
     int l2_scrubs = 0;                   ///< Cold-mode scrubs queued for this case.
+    double l2_scrub_ms = 0;              ///< Their device time (l2_scrubber::scrub_ms each).
 
     /// The protocol's "timing" object.
     boost::json::object to_json() const;
@@ -184,8 +185,9 @@ public:
                           const timing_options& options,
                           double kernel_ms);
 
-    /// Queues one launch: fresh outputs first; for a measured launch also the work's reset and the
-    /// SM scrub (with the L2 scrub in cold mode). Returns the launch result.
+    /// Queues one launch; a measured one after fresh outputs, the work's reset and the SM scrub
+    /// (with the L2 scrub in cold mode), a warm-up one (measured false) as it is. Returns the
+    /// launch result.
     CUresult queue_launch(case_data& c,
                           const timed_work& work,
                           timing_mode mode,

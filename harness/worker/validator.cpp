@@ -301,6 +301,8 @@ run_report validator::run(
     // Shared memory is not cleared between kernels: garbage that differs from run to run makes a
     // kernel that reads shared memory it never wrote disagree with itself (nondeterministic) or with
     // the reference, instead of passing by luck on whatever the previous kernel left there.
+    // Every kernel, also one without shared memory of its own: each block has a reserved window
+    // of shared memory that any kernel can load and store (launch_hygiene.hpp).
     helpers_.scrub_shared_memory(s, scrub_seed);
     // Module globals back to their load-time image and the local window wiped: nothing the
     // candidate's previous launches left behind is visible to this one (launch_hygiene.hpp).
@@ -318,6 +320,20 @@ run_report validator::run(
         if (rc == CUDA_SUCCESS)
         {
             stop_.record(s);
+            // The checks go right behind the launch; one wait covers both (a fault or a hang of
+            // the kernel surfaces there).
+            const expected_source expected = kind == run_kind::hidden ? expected_source::reference_hidden
+                                                                      : expected_source::reference_stated;
+            check_area& ck = store_.checks();
+            ck.clear(0, s);
+            enqueue_checks(c, 0, output_source::working, expected, true);
+            if (kind == run_kind::repeat)
+            {
+                ck.clear(1, s);
+                enqueue_checks(c, 1, output_source::working, expected_source::snapshot, false);
+                ck.fetch(1, s);
+            }
+            ck.fetch(0, s);
             wait_for_stream(s, store_.launch_timeout(), where);
         }
     }
@@ -344,20 +360,8 @@ run_report validator::run(
         return report;
     }
     const float kernel_ms = cuda::event::elapsed_ms(start_, stop_);
-
     const expected_source expected =
         kind == run_kind::hidden ? expected_source::reference_hidden : expected_source::reference_stated;
-    check_area& ck = store_.checks();
-    ck.clear(0, s);
-    enqueue_checks(c, 0, output_source::working, expected, true);
-    if (kind == run_kind::repeat)
-    {
-        ck.clear(1, s);
-        enqueue_checks(c, 1, output_source::working, expected_source::snapshot, false);
-        ck.fetch(1, s);
-    }
-    ck.fetch(0, s);
-    wait_for_stream(s, store_.launch_timeout(), "checks of " + where);
 
     report = finish_checks(c, 0, output_source::working, expected, kind, context);
     report.kernel_ms = kernel_ms;
@@ -388,9 +392,15 @@ void validator::enqueue_checks(
     check_area& ck = store_.checks();
     if (check_memory)
     {
-        // Guards: one launch covers both guards of every buffer.
-        helpers_.check_guards(
-            s, c.guard_ranges.ptr(), c.guard_range_count, guard_fill, ck.guard_counter(slot, 0, 0));
+        // Guards: one launch covers both guards of every buffer, and puts back what it counts, so
+        // that the check before the next refill counts only what later launches change.
+        helpers_.check_guards(s,
+                              c.guard_ranges.ptr(),
+                              c.guard_range_count,
+                              c.largest_guard_bytes,
+                              guard_fill,
+                              ck.guard_counter(slot, 0, 0),
+                              guard_refill::yes);
         // Inputs: an `in` buffer must be bit-identical to its pristine copy afterwards. A kernel
         // that scribbles on its inputs would corrupt the next run's data (and the timing loop's).
         const input_set set =

@@ -303,30 +303,42 @@ BOOST_AUTO_TEST_CASE(guards_and_poison)
     BOOST_TEST(buf.payload() % payload_alignment == 0u);
     BOOST_TEST(buf.tail_guard() == buf.payload() + 1001 * sizeof(float));
     BOOST_TEST(buf.tail_guard_bytes() >= guard_bytes);
-    buf.fill_guards(s());
     buf.poison(s(), dtype::float32);
     const std::vector<guard_range> ranges{{buf.base(), guard_bytes, 0, 0},
                                           {buf.tail_guard(), buf.tail_guard_bytes(), 1, 0}};
     auto table = upload(ranges);
 
-    const auto check = [&]
+    const auto check = [&](guard_refill refill)
     {
         area.clear(0, s());
-        helpers->check_guards(s(), table.ptr(), 2, guard_fill, area.guard_counter(0, 0, 0));
+        helpers->check_guards(
+            s(), table.ptr(), 2, buf.tail_guard_bytes(), guard_fill, area.guard_counter(0, 0, 0), refill);
         area.fetch(0, s());
         sync();
         return std::pair{area.host_guard(0, 0, 0), area.host_guard(0, 0, 1)};
     };
-    BOOST_TEST(check().first == 0u);
-    BOOST_TEST(check().second == 0u);
-    // One byte just past the end, and two bytes well before the start.
+    // The first refill puts the fill byte wherever the allocation held another.
+    (void)check(guard_refill::yes);
+    BOOST_TEST(check(guard_refill::no).first == 0u);
+    BOOST_TEST(check(guard_refill::no).second == 0u);
+    // One byte just past the end, two bytes well before the start, and the tail guard's last
+    // 16-byte vector (the end of the 2 MiB-page allocation).
     WARPSMITH_CU(cuMemsetD8Async, buf.tail_guard(), 0, 1, s());
     WARPSMITH_CU(cuMemsetD8Async, buf.base() + 100, 0, 2, s());
-    auto [before, after] = check();
-    BOOST_TEST(before == 2u);
-    BOOST_TEST(after == 1u);
-    buf.fill_guards(s());
-    BOOST_TEST(check().second == 0u);
+    WARPSMITH_CU(cuMemsetD8Async, buf.tail_guard() + buf.tail_guard_bytes() - 16, 0, 16, s());
+    {
+        auto [before, after] = check(guard_refill::no);
+        BOOST_TEST(before == 2u);
+        BOOST_TEST(after == 17u);
+    }
+    {
+        // A check without refill leaves them changed; one with refill counts them and puts them back.
+        auto [before, after] = check(guard_refill::yes);
+        BOOST_TEST(before == 2u);
+        BOOST_TEST(after == 17u);
+    }
+    BOOST_TEST(check(guard_refill::no).first == 0u);
+    BOOST_TEST(check(guard_refill::no).second == 0u);
 
     std::vector<std::uint32_t> host(1001);
     sync();
