@@ -777,6 +777,36 @@ BOOST_AUTO_TEST_CASE(time_interleaved_validates_and_reports_invalid_entries)
     BOOST_TEST(t.at("wall_us_per_launch").to_number<double>() > 0);
 }
 
+BOOST_AUTO_TEST_CASE(time_interleaved_blames_unchecked_guard_writes_on_the_entry_caught_writing_them)
+{
+    // "oob" writes inside c's tail guard on every launch, checked or not. Its checked launches
+    // catch it; the guard changes its unchecked launches made are found when the guards are next
+    // refilled and, since an entry was caught writing out of bounds, taken as its: the confirmation
+    // stands, "right" keeps its timings and the worker does not restart.
+    gpu_worker w;
+    w.load(vector_add_workload("float32"));
+    const json::object right = vadd_candidate(k_correct);
+    const json::object oob = vadd_candidate(
+        "    if (i < n) c[i] = a[i] + b[i];\n"
+        "    if (i == 0) c[n + 1000] = 1.0f;");
+    json::object r = w.pipe->request(
+        {{"op", "time_interleaved"},
+         {"rounds", 30},
+         {"entries", {{{"key", "right"}, {"candidate", right}}, {{"key", "oob"}, {"candidate", oob}}}},
+         {"timing", {{"mode", "cold"}}}},
+        300s);
+    BOOST_TEST_REQUIRE(r.at("ok").as_bool(), json::serialize(r));
+    const json::value* restart = r.if_contains("worker_restart");
+    BOOST_TEST(!(restart && restart->is_bool() && restart->as_bool()), json::serialize(r));
+    const json::object& invalid = r.at("invalid").as_object();
+    BOOST_TEST(!invalid.contains("right"), json::serialize(invalid));
+    BOOST_TEST_REQUIRE(invalid.contains("oob"), json::serialize(r));
+    BOOST_TEST(invalid.at("oob").at("kind").as_string() == "out_of_bounds_write");
+    BOOST_TEST(r.at("timings").at("right").at("perf").at("median_us").to_number<double>() > 0);
+    // The worker goes on: an honest evaluation right after is valid.
+    require_valid(w.evaluate(vadd_candidate(k_correct)));
+}
+
 BOOST_AUTO_TEST_CASE(memory_is_freed_across_evaluations_and_loads)
 {
     gpu_worker w;
