@@ -812,9 +812,4 @@ http_client_stats http_client::stats() const
     return impl_->counters;
 }
 
-void http_client::close_idle_connections()
-{
-    impl_->idle.clear();
-}
-
 }  // namespace warpsmith::http

@@ -139,8 +139,6 @@ public:
     /// The proxy in use, if any (never printed with its password: use http_url::to_string()).
     const std::optional<http_url>& proxy() const;
     http_client_stats stats() const;
-    /// Closes pooled idle connections (e.g. before a long pause).
-    void close_idle_connections();
 
 private:
     struct impl;

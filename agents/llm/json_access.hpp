@@ -68,11 +68,4 @@ double number_or(const J& v, std::string_view key, double fallback = 0)
     return x && x->is_number() ? x->template to_number<double>() : fallback;
 }
 
-template <class J>
-bool bool_or(const J& v, std::string_view key, bool fallback = false)
-{
-    const auto* x = find(v, key);
-    return x && x->is_bool() ? x->get_bool() : fallback;
-}
-
 }  // namespace warpsmith::llm::detail

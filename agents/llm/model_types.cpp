@@ -162,18 +162,4 @@ std::string format_time(std::chrono::system_clock::time_point t)
     return buf;
 }
 
-std::optional<std::chrono::system_clock::time_point> parse_time(std::string_view text)
-{
-    std::tm tm{};
-    int msec = 0;
-    const std::string s(text);
-    if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-                    &tm.tm_min, &tm.tm_sec, &msec) != 7)
-        return std::nullopt;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    const std::time_t secs = timegm(&tm);
-    return std::chrono::system_clock::from_time_t(secs) + std::chrono::milliseconds(msec);
-}
-
 }  // namespace warpsmith::llm

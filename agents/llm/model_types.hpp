@@ -138,6 +138,5 @@ token_usage usage_from_json(const boost::json::value& v);
 
 /// RFC 3339 UTC with milliseconds: "2025-01-31T12:00:00.123Z".
 std::string format_time(std::chrono::system_clock::time_point t);
-std::optional<std::chrono::system_clock::time_point> parse_time(std::string_view text);
 
 }  // namespace warpsmith::llm

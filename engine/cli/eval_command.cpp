@@ -11,15 +11,16 @@
 #include "engine/executors/sanitizer.hpp"
 #include "engine/executors/worker_process.hpp"
 #include "engine/run/run_directory.hpp"
+#include "harness/core/defaults.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
 
-#include <CLI/CLI.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -48,7 +49,7 @@ struct eval_args
     double target_noise = 0;
     std::string out;
     bool json = false;
-    int launch_timeout_ms = 10000;
+    int launch_timeout_ms = default_launch_timeout_ms;
     std::optional<std::uint64_t> hidden_seed;
     bool no_cache = false;
     std::string sanitize;  ///< --sanitize[=TOOLS]: "" off, "all", or a list.
@@ -380,8 +381,10 @@ void add_eval_command(CLI::App& app)
         ->check(CLI::Range(0.0, 1.0));
     cmd->add_option("--out", args->out, "Output directory (default: results/eval-NNN, the next free number)");
     cmd->add_flag("--json", args->json, "Print result.json instead of the table");
-    cmd->add_option("--launch-timeout-ms", args->launch_timeout_ms,
-                    "A launch running longer is a hang (the worker restarts); default 10000")
+    cmd->add_option("--launch-timeout-ms",
+                    args->launch_timeout_ms,
+                    "A launch running longer is a hang (the worker restarts); default " +
+                        std::to_string(default_launch_timeout_ms))
         ->check(CLI::Range(1, 86400000));
     cmd->add_option("--hidden-seed", args->hidden_seed, "Seed of the hidden inputs (default: random)");
     cmd->add_flag("--no-cache", args->no_cache, "Do not use the on-disk compile cache");

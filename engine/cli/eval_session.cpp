@@ -45,19 +45,6 @@ bool kernel_run::valid() const
            gpu.result.at("status").is_string() && gpu.result.at("status").get_string() == "valid";
 }
 
-compile_request compile_request_for(const candidate& cand, const std::string& arch, const std::string& name)
-{
-    compile_request r;
-    r.source = cand.source;
-    r.entry = cand.entry;
-    r.options = cand.options;
-    for (auto& d : define_options(cand.defines))
-        r.options.push_back(std::move(d));
-    r.arch = arch;
-    r.name = name;
-    return r;
-}
-
 json::object compile_summary(const compile_output& c)
 {
     json::value v = c.to_json();
@@ -141,7 +128,8 @@ asio::awaitable<kernel_run> eval_session::run(std::string name,
     out.name = name;
     out.cand = cand;
     out.gpu.device = d.opts.device;
-    out.compile = co_await d.pool.compile(compile_request_for(cand, d.arch, name + ".cu"));
+    // The request a search makes for the same candidate (compile_request.hpp): one cache entry.
+    out.compile = co_await d.pool.compile(compile_request_for(cand, d.arch));
     if (!out.compile.compiled)
     {
         out.gpu.result = compile_failure_result(out.compile);

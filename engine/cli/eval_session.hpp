@@ -9,6 +9,7 @@
 #include "engine/executors/compile_pool.hpp"
 #include "engine/executors/gpu_executor.hpp"
 #include "harness/compile/compile_request.hpp"
+#include "harness/core/defaults.hpp"
 #include "harness/workload/candidate.hpp"
 #include "harness/workload/workload.hpp"
 
@@ -30,7 +31,7 @@ struct session_options
     int device = 0;
     worker_launch launch;
     std::optional<std::string> arch;                 ///< Default: the device's (from hello).
-    std::chrono::milliseconds launch_timeout{10000};
+    std::chrono::milliseconds launch_timeout{default_launch_timeout_ms};
     bool use_cache = true;
 };
 
@@ -67,10 +68,6 @@ private:
     struct impl;
     std::unique_ptr<impl> impl_;
 };
-
-/// The compile request for a candidate: its source and entry, its options followed by -D for each
-/// define, for arch.
-compile_request compile_request_for(const candidate& cand, const std::string& arch, const std::string& name);
 
 /// compile_output as JSON without the cubin (its size instead).
 boost::json::object compile_summary(const compile_output& c);

@@ -733,13 +733,10 @@ void add_optimize_command(CLI::App& app)
            "--max-iterations", a->max_iterations, "Iterations (rounds per branch); default 5 without budgets")
         ->check(number_check(1, false))
         ->group(search_group);
-    cmd->add_option("--branches", a->branches, "Branches proposing concurrently each iteration (default 1)")
-        ->check(number_check(1, false))
-        ->group(search_group);
-    cmd->add_option(
-           "--async", a->async, "N proposals in flight without iteration barriers (instead of --branches)")
-        ->check(number_check(1, false))
-        ->group(search_group);
+    a->add_concurrency_flags(*cmd,
+                             search_group,
+                             "Branches proposing concurrently each iteration (default 1)",
+                             "N proposals in flight without iteration barriers (instead of --branches)");
     cmd->add_option("--max-repairs",
                     a->max_repairs,
                     "Consecutive repair requests for a branch's invalid candidates (default 2; autotune: 0)")

@@ -5,11 +5,11 @@
 #include "engine/cli/eval_session.hpp"
 #include "engine/cli/replay_request.hpp"
 #include "engine/run/run_directory.hpp"
+#include "harness/core/defaults.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
 
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <memory>
 
@@ -28,7 +28,7 @@ struct run_args
     std::string arch;
     std::string out;
     bool json = false;
-    int launch_timeout_ms = 10000;
+    int launch_timeout_ms = default_launch_timeout_ms;
     bool no_cache = false;
     bool no_reference = false;
     worker_options worker;
@@ -97,8 +97,10 @@ void add_run_command(CLI::App& app)
     cmd->add_option("--arch", args->arch, "Compile for this architecture (default: the device's)");
     cmd->add_option("--out", args->out, "Output directory (default: results/replay-NNN, the next free number)");
     cmd->add_flag("--json", args->json, "Print result.json instead of the table");
-    cmd->add_option("--launch-timeout-ms", args->launch_timeout_ms,
-                    "A launch running longer is a hang (the worker restarts); default 10000")
+    cmd->add_option("--launch-timeout-ms",
+                    args->launch_timeout_ms,
+                    "A launch running longer is a hang (the worker restarts); default " +
+                        std::to_string(default_launch_timeout_ms))
         ->check(CLI::Range(1, 86400000));
     cmd->add_flag("--no-reference", args->no_reference, "Do not time the reference for the speedup column");
     cmd->add_flag("--no-cache", args->no_cache, "Do not use the on-disk compile cache");

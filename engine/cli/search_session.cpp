@@ -5,6 +5,7 @@
 #include "engine/run/journal.hpp"
 #include "engine/search/clock.hpp"
 #include "engine/search/progress.hpp"
+#include "harness/core/defaults.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
@@ -78,7 +79,9 @@ void search_session_args::add_evaluation_flags(CLI::App& c,
         ->check(positive)
         ->group(group);
     c.add_option(
-         "--launch-timeout-ms", launch_timeout_ms, "A launch running longer is a hang (default 10000)")
+         "--launch-timeout-ms",
+         launch_timeout_ms,
+         "A launch running longer is a hang (default " + std::to_string(default_launch_timeout_ms) + ")")
         ->check(positive)
         ->group(group);
     c.add_option("--confirm-top", confirm_top, confirm_help)->check(non_negative)->group(group);
@@ -98,6 +101,16 @@ void search_session_args::add_seed_flags(CLI::App& c, const std::string& group, 
                  "Seed of the hidden validation inputs (default random, also with --seed: the public seed "
                  "never reveals them; kept in run.json for --resume)")
         ->group(group);
+}
+
+void search_session_args::add_concurrency_flags(CLI::App& c,
+                                                const std::string& group,
+                                                const std::string& branches_help,
+                                                const std::string& async_help)
+{
+    cmd = &c;
+    c.add_option("--branches", branches, branches_help)->check(number_check(1, false))->group(group);
+    c.add_option("--async", async, async_help)->check(number_check(1, false))->group(group);
 }
 
 void search_session_args::add_output_flags(CLI::App& c, const std::string& group)

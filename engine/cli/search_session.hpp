@@ -19,6 +19,7 @@
 #include "engine/run/run_replay.hpp"
 #include "engine/search/executor_backend.hpp"
 #include "engine/search/search_engine.hpp"
+#include "harness/core/defaults.hpp"
 #include "harness/workload/workload.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -58,7 +59,7 @@ struct search_session_args
     std::string timing = "cold";
     int warmup = 10;
     int iterations = 100;
-    int launch_timeout_ms = 10000;
+    int launch_timeout_ms = default_launch_timeout_ms;
     int confirm_top = 3;
     bool no_measure = false;
     // Output.
@@ -75,6 +76,11 @@ struct search_session_args
     /// --seed (with the command's own help: what it seeds and its default) and --hidden-seed, in
     /// `group`. Sets cmd.
     void add_seed_flags(CLI::App& cmd, const std::string& group, const std::string& seed_help);
+    /// --branches and --async (at least 1 each), in `group`, with the command's own help. Sets cmd.
+    void add_concurrency_flags(CLI::App& cmd,
+                               const std::string& group,
+                               const std::string& branches_help,
+                               const std::string& async_help);
     /// --results, --resume and --json-progress in `group`.
     void add_output_flags(CLI::App& cmd, const std::string& group);
 

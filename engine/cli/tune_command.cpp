@@ -581,13 +581,10 @@ void add_tune_command(CLI::App& app)
         ->check(positive)
         ->group(search_group);
     a->add_seed_flags(*cmd, search_group, "Seed of the strategy (default 1)");
-    cmd->add_option("--branches", a->branches, "Points proposed together each iteration (default 1)")
-        ->check(number_check(1, false))
-        ->group(search_group);
-    cmd->add_option(
-           "--async", a->async, "N points in flight without iteration barriers (instead of --branches)")
-        ->check(number_check(1, false))
-        ->group(search_group);
+    a->add_concurrency_flags(*cmd,
+                             search_group,
+                             "Points proposed together each iteration (default 1)",
+                             "N points in flight without iteration barriers (instead of --branches)");
     cmd->add_option(
            "--max-wall-time", a->max_wall_time, "Seconds of this session (also shapes anneal's schedule)")
         ->check(positive)

@@ -9,6 +9,7 @@
 // FIFO order inside (an async mutex / channel), so several branches may await evaluate() at once.
 
 #include "engine/executors/worker_launch.hpp"
+#include "harness/core/defaults.hpp"
 #include "harness/workload/candidate.hpp"
 #include "harness/workload/workload.hpp"
 
@@ -39,7 +40,8 @@ struct timing_options
 
 struct gpu_executor_options
 {
-    std::chrono::milliseconds launch_timeout{10000};     ///< Per launch, enforced by the worker.
+    std::chrono::milliseconds launch_timeout{
+        default_launch_timeout_ms};                      ///< Per launch, enforced by the worker.
     std::chrono::milliseconds request_deadline{600000};  ///< Backstop per request (worker killed).
     std::chrono::milliseconds start_deadline{120000};
     int max_restarts = 1000;  ///< Then the executor gives up (throws).

@@ -62,8 +62,6 @@ public:
     /// virtual time passes limit.
     bool run_until(const std::function<bool()>& done, duration limit = std::chrono::hours(24 * 365));
 
-    std::size_t sleepers() const { return sleepers_.size(); }
-
 private:
     struct sleeper
     {

@@ -16,11 +16,6 @@ resource_queue::resource_queue(int resources)
 {
 }
 
-int resource_queue::in_use_count() const
-{
-    return static_cast<int>(std::count_if(holder_.begin(), holder_.end(), [](const auto& h) { return h.has_value(); }));
-}
-
 std::optional<int> resource_queue::acquire(std::uint64_t ticket)
 {
     int best = -1;

@@ -44,7 +44,6 @@ public:
     int size() const { return static_cast<int>(holder_.size()); }
     int waiting() const { return static_cast<int>(waiting_.size()); }
     bool in_use(int resource) const { return holder_.at(resource).has_value(); }
-    int in_use_count() const;
     double busy_seconds(int resource) const { return busy_.at(resource); }
 
 private:

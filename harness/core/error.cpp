@@ -14,14 +14,13 @@ public:
         {
         case errc::worker_exited: return "worker process exited";
         case errc::worker_protocol: return "worker protocol violation";
-        case errc::worker_timeout: return "worker did not answer in time";
-        case errc::cuda_unavailable: return "CUDA driver or device unavailable";
-        case errc::cuda_failure: return "CUDA driver call failed";
+        case errc::worker_timeout:
+            return "worker did not answer in time";
         case errc::nvrtc_failure: return "NVRTC failure";
         case errc::http_status: return "HTTP error status";
         case errc::http_protocol: return "HTTP protocol error";
-        case errc::llm_protocol: return "model API protocol error";
-        case errc::budget_exhausted: return "budget exhausted";
+        case errc::llm_protocol:
+            return "model API protocol error";
         case errc::cancelled: return "cancelled";
         }
         return "unknown warpsmith error";

@@ -24,20 +24,18 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-/// Infrastructure failures. Values start at 1 so that a default error_code means success.
+/// Infrastructure failures. Values start at 1 so that a default error_code means success; they are
+/// fixed (gaps are values no longer raised), so a logged number keeps its meaning.
 enum class errc
 {
-    worker_exited = 1,     ///< A worker process ended while a request was outstanding.
-    worker_protocol,       ///< A worker sent a line that is not a valid protocol message.
-    worker_timeout,        ///< A worker did not answer within its deadline.
-    cuda_unavailable,      ///< libcuda could not be loaded or no device is present.
-    cuda_failure,          ///< A CUDA driver call failed.
-    nvrtc_failure,         ///< NVRTC itself failed (not a compile error in the kernel).
-    http_status,           ///< An HTTP server answered with a non-success status.
-    http_protocol,         ///< An HTTP/SSE stream could not be parsed.
-    llm_protocol,          ///< A model API answered with a payload we cannot interpret.
-    budget_exhausted,      ///< A run budget was reached.
-    cancelled,             ///< The operation was cancelled by the user.
+    worker_exited = 1,    ///< A worker process ended while a request was outstanding.
+    worker_protocol = 2,  ///< A worker sent a line that is not a valid protocol message.
+    worker_timeout = 3,   ///< A worker did not answer within its deadline.
+    nvrtc_failure = 6,    ///< NVRTC itself failed (not a compile error in the kernel).
+    http_status = 7,      ///< An HTTP server answered with a non-success status.
+    http_protocol = 8,    ///< An HTTP/SSE stream could not be parsed.
+    llm_protocol = 9,     ///< A model API answered with a payload we cannot interpret.
+    cancelled = 11,       ///< The operation was cancelled by the user.
 };
 
 const boost::system::error_category& warpsmith_category() noexcept;

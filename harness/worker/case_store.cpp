@@ -364,13 +364,6 @@ void case_store::prepare(case_data& c, input_set set, CUstream s) const
     }
 }
 
-void case_store::restore_inout(case_data& c, CUstream s) const
-{
-    for (const buffer_slot& b : c.buffers)
-        if (b.is_input() && b.is_output())
-            b.working.copy_from(s, b.pristine[0].ptr());
-}
-
 void case_store::refresh_outputs(case_data& c, CUstream s) const
 {
     for (const buffer_slot& b : c.buffers)

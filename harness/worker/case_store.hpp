@@ -116,9 +116,6 @@ public:
     /// prepare() copied before the warm-up (the check after the launch compares them with the
     /// pristine copy, so a change made by any launch since fails the case).
     void refresh_guards(case_data& c, CUstream s) const;
-    /// Restores only inout buffers from the stated inputs (between timed launches: a kernel that
-    /// updates in place must see the same inputs every time).
-    void restore_inout(case_data& c, CUstream s) const;
     /// Before every launch that prepare() does not precede (warm-up, measured and interleaved
     /// launches, the wall-clock check): restores inout buffers and poisons out buffers, so no launch
     /// ever finds the previous launch's results in its outputs. Without it a kernel could compute

@@ -1,5 +1,6 @@
 #include "harness/worker/gpu_session.hpp"
 
+#include "harness/core/defaults.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
 #include "harness/worker/protocol.hpp"
@@ -55,8 +56,8 @@ json::object gpu_session::load_workload(const json::object& request)
     field_reader r(request, "load_workload");
     const json::object& wjson = r.require_object("workload");
     const std::uint64_t hidden_seed = r.optional_uint64("hidden_seed").value_or(std::random_device{}());
-    const auto timeout =
-        std::chrono::milliseconds(r.optional_int("launch_timeout_ms", 1, 86'400'000).value_or(10'000));
+    const auto timeout = std::chrono::milliseconds(
+        r.optional_int("launch_timeout_ms", 1, 86'400'000).value_or(default_launch_timeout_ms));
 
     // Parse before freeing the old workload: a malformed request leaves the loaded one in place.
     workload w = [&]

@@ -27,8 +27,6 @@ replay_client::replay_client(const fs::path& run, std::chrono::milliseconds orde
             continue;
         if (model_.empty())
             model_ = r.model;
-        if (recorded_provider_.empty())
-            recorded_provider_ = r.provider;
         if (r.branch >= 0)  // inference runs alone before the search (and not at all with --workload)
             unserved_.insert(r.seq);
         queues_[r.branch].push_back(std::move(r));

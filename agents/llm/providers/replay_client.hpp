@@ -57,7 +57,6 @@ public:
 
     /// Answers not yet served, per branch (-1: inference).
     std::map<int, std::size_t> remaining() const;
-    const std::string& recorded_provider() const { return recorded_provider_; }
 
 private:
     std::map<int, std::deque<recorded_exchange>> queues_;
@@ -67,7 +66,6 @@ private:
     std::map<int, int> served_;
     std::set<int> warned_;
     std::string model_;
-    std::string recorded_provider_;
     std::string source_;
     bool structured_ = true;
 };

@@ -1,8 +1,12 @@
 // The warpsmith program with the real warpsmith-worker on a GPU (ctest label "gpu"; skipped
 // without one): device-info, eval of a valid and a faulting kernel, run of a written request, and
-// eval of a workload's initial kernel with its own launch plan.
+// eval of a workload's initial kernel with its own launch plan, and that eval compiles a kernel under
+// the compile-cache key a search uses for it.
 
+#include "harness/compile/compile_request.hpp"
+#include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/workload/candidate.hpp"
 #include "tests/engine/cli/cli_test_support.hpp"
 
 #include <boost/json.hpp>
@@ -33,6 +37,12 @@ BOOST_AUTO_TEST_CASE(device_info_eval_and_run)
     BOOST_TEST(doc.at("status").as_string() == "valid");
     BOOST_TEST(doc.at("speedup").at("vs_reference").to_number<double>() > 0);
     BOOST_TEST(doc.at("environment").at("gpu").as_string().size() > 0u);
+    // The key eval compiled the candidate under is the one a search computes for the same
+    // candidate (compile_request_for, as search_engine does): the two share compile-cache entries.
+    const candidate cand = candidate::from_json(doc.at("candidate"), "result.json");
+    const std::string arch(doc.at("compile").at("arch").as_string());
+    BOOST_TEST(doc.at("compile").at("key").as_string() ==
+               nvrtc_compiler::cache_key(compile_request_for(cand, arch)));
 
     auto rerun = run_warpsmith({"run", "ev/requests/1m.json", "--out", "rerun"}, cwd.path());
     BOOST_TEST(rerun.rc == 0, rerun.out + rerun.err);
