@@ -21,16 +21,17 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// What a strategy hands the engine.
 struct proposal
 {
     candidate cand;
-    std::string rationale;                ///< Why this candidate; shown in reports and to models.
-    std::optional<std::string> parent;    ///< Id of the candidate it derives from ("c0003").
-    boost::json::object meta;             ///< Strategy-specific data kept in candidate.json
-                                          ///< (e.g. {"point": {"BM": 128, ...}} for autotune).
+    std::string rationale;              ///< Why this candidate; shown in reports and to models.
+    std::optional<std::string> parent;  ///< Id of the candidate it derives from ("c0003").
+    boost::json::object meta;           ///< Strategy-specific data kept in candidate.json
+                                        ///< (e.g. {"point": {"BM": 128, ...}} for autotune).
 };
 
 /// Token accounting of one model exchange (SPEC §5 "Accounting").
@@ -56,33 +57,33 @@ struct token_usage
 /// One finished candidate as strategies see it.
 struct evaluated_candidate
 {
-    std::string id;                      ///< "c0007"
+    std::string id;  ///< "c0007"
     int branch = 0;
     int iteration = 0;
     std::optional<std::string> parent;
     candidate cand;
     std::string rationale;
     boost::json::object meta;
-    compile_output compile;              ///< Log and resources (cubin dropped).
+    compile_output compile;  ///< Log and resources (cubin dropped).
     bool valid = false;
-    std::string failure_kind;            ///< Stable kind ("mismatch", "fault", ...) when !valid.
-    std::string failure_message;         ///< The text fed back to models.
+    std::string failure_kind;                      ///< Stable kind ("mismatch", "fault", ...) when !valid.
+    std::string failure_message;                   ///< The text fed back to models.
     std::map<std::string, double> case_median_us;  ///< Performance cases, when valid.
-    double score_us = 0;                 ///< Geometric mean of the medians, when valid.
-    double speedup_vs_reference = 0;     ///< Geometric-mean speedup, when valid.
-    double speedup_vs_initial = 0;       ///< 0 when the workload has no initial kernel.
-    boost::json::value result;           ///< The full evaluation result (docs/worker-protocol.md).
+    double score_us = 0;                           ///< Geometric mean of the medians, when valid.
+    double speedup_vs_reference = 0;               ///< Geometric-mean speedup, when valid.
+    double speedup_vs_initial = 0;                 ///< 0 when the workload has no initial kernel.
+    boost::json::value result;                     ///< The full evaluation result (docs/worker-protocol.md).
 };
 
 /// Read-only state of the search, owned by the engine; valid during the call it is passed to.
 struct search_view
 {
     const workload* work = nullptr;
-    boost::json::object device;                            ///< `warpsmith device-info --json`.
+    boost::json::object device;                                 ///< `warpsmith device-info --json`.
     const std::vector<evaluated_candidate>* history = nullptr;  ///< In evaluation order.
-    const evaluated_candidate* best = nullptr;             ///< Fastest valid so far, or null.
-    std::map<std::string, double> reference_median_us;     ///< Per performance case.
-    std::map<std::string, double> initial_median_us;       ///< Empty without an initial kernel.
+    const evaluated_candidate* best = nullptr;                  ///< Fastest valid so far, or null.
+    std::map<std::string, double> reference_median_us;          ///< Per performance case.
+    std::map<std::string, double> initial_median_us;            ///< Empty without an initial kernel.
     int iteration = 0;
     int branches = 1;
 };

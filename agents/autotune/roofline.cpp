@@ -217,7 +217,8 @@ json::object roofline_summary(const roofline_spec& spec,
             t = it->second;
         cases[c.name] = floors.at(c.name).to_json(t);
     }
-    return json::object{{"ceilings", ceilings.to_json()}, {"spec", spec.to_json()}, {"cases", std::move(cases)}};
+    return json::object{
+        {"ceilings", ceilings.to_json()}, {"spec", spec.to_json()}, {"cases", std::move(cases)}};
 }
 
 }  // namespace warpsmith::autotune

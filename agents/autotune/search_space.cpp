@@ -136,7 +136,8 @@ space_stats space_stats::from_json(const json::object& o)
 
 std::string space_stats::describe() const
 {
-    auto count = [](double x, bool exact_count) {
+    auto count = [](double x, bool exact_count)
+    {
         char buf[64];
         if (x < 1e9)
             std::snprintf(buf, sizeof buf, "%s%.0f", exact_count ? "" : "~", x);
@@ -144,8 +145,8 @@ std::string space_stats::describe() const
             std::snprintf(buf, sizeof buf, "%s%.3g", exact_count ? "" : "~", x);
         return std::string(buf);
     };
-    return count(total, true) + " points, " + count(satisfy_restrictions, exact) + " satisfy the restrictions, " +
-           count(feasible, exact) + " fit the device limits";
+    return count(total, true) + " points, " + count(satisfy_restrictions, exact) +
+           " satisfy the restrictions, " + count(feasible, exact) + " fit the device limits";
 }
 
 search_space::search_space(std::vector<dimension> dims,
@@ -283,7 +284,8 @@ feasibility search_space::check(const point& p) const
             }
         }
     }
-    auto within_limits = [this](const launch_dims& d, const std::string& where) -> feasibility {
+    auto within_limits = [this](const launch_dims& d, const std::string& where) -> feasibility
+    {
         const auto threads = d.threads_per_block();
         if (limits_.max_threads_per_block && threads > *limits_.max_threads_per_block)
             return {verdict::over_limits,
@@ -322,7 +324,8 @@ bool search_space::feasible(const point& p) const
 
 feasibility search_space::check_resources(const point& p, const resource_usage& r) const
 {
-    auto fits = [this, &r](const launch_dims& d, const std::string& where) -> feasibility {
+    auto fits = [this, &r](const launch_dims& d, const std::string& where) -> feasibility
+    {
         if (limits_.shared_bytes_per_block &&
             d.shared_bytes + r.static_shared_bytes > *limits_.shared_bytes_per_block)
             return {verdict::over_resources,

@@ -18,18 +18,19 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-#include <openssl/x509.h>
-#include <sys/socket.h>
-
 #include <cctype>
 #include <cerrno>
+#include <openssl/x509.h>
 #include <stdexcept>
+#include <sys/socket.h>
 #include <system_error>
 #include <vector>
 
-namespace warpsmith::http {
+namespace warpsmith::http
+{
 
-namespace detail {
+namespace detail
+{
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -98,8 +99,8 @@ transport_failure classify(const error_code& ec)
     if (ec == ae::connection_refused || ec == ae::network_unreachable || ec == ae::host_unreachable ||
         ec == ae::network_down || ec == ae::host_not_found_try_again)
         return transport_failure::connection_refused;
-    if (ec == ae::connection_reset || ec == ae::connection_aborted || ec == ae::broken_pipe || ec == ae::eof ||
-        ec == ae::not_connected || ec == bhttp::error::end_of_stream)
+    if (ec == ae::connection_reset || ec == ae::connection_aborted || ec == ae::broken_pipe ||
+        ec == ae::eof || ec == ae::not_connected || ec == bhttp::error::end_of_stream)
         return transport_failure::connection_reset;
     if (ec == bhttp::error::partial_message || ec == ssl::error::stream_truncated)
         return transport_failure::truncated;
@@ -119,7 +120,8 @@ attempt_failure make_failure(const error_code& ec, const std::string& phase, boo
     attempt_failure f;
     f.kind = classify(ec);
     // Only a closed or reset connection says "stale"; a timeout or a cancellation does not.
-    f.stale = stale && (f.kind == transport_failure::connection_reset || f.kind == transport_failure::truncated);
+    f.stale =
+        stale && (f.kind == transport_failure::connection_reset || f.kind == transport_failure::truncated);
     if (f.kind == transport_failure::malformed)
     {
         // Parse errors become one project code so providers need not know Beast's categories.
@@ -148,7 +150,8 @@ bool istarts_with(std::string_view s, std::string_view prefix)
     if (s.size() < prefix.size())
         return false;
     for (std::size_t i = 0; i < prefix.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i])))
+        if (std::tolower(static_cast<unsigned char>(s[i])) !=
+            std::tolower(static_cast<unsigned char>(prefix[i])))
             return false;
     return true;
 }
@@ -174,18 +177,28 @@ struct http_client::impl : std::enable_shared_from_this<http_client::impl>
     impl(asio::any_io_executor executor, http_client_options options);
 
     static asio::awaitable<http_response> do_request(std::shared_ptr<impl> self, http_request req);
-    static asio::awaitable<http_response> do_stream(std::shared_ptr<impl> self, http_request req,
+    static asio::awaitable<http_response> do_stream(std::shared_ptr<impl> self,
+                                                    http_request req,
                                                     body_handler on_body);
-    static asio::awaitable<http_response> do_stream_events(std::shared_ptr<impl> self, http_request req,
+    static asio::awaitable<http_response> do_stream_events(std::shared_ptr<impl> self,
+                                                           http_request req,
                                                            event_handler on_event);
     asio::awaitable<http_response> run(http_request req, body_consumer* consumer);
-    asio::awaitable<attempt_result> run_attempt(const http_request& req, body_consumer* consumer,
-                                                const std::string& context, int attempt);
+    asio::awaitable<attempt_result> run_attempt(const http_request& req,
+                                                body_consumer* consumer,
+                                                const std::string& context,
+                                                int attempt);
     asio::awaitable<std::unique_ptr<connection>> open_connection(steady::time_point deadline);
-    asio::awaitable<void> open_tunnel(beast::tcp_stream& tcp, beast::flat_buffer& buffer, steady::time_point until);
+    asio::awaitable<void> open_tunnel(beast::tcp_stream& tcp,
+                                      beast::flat_buffer& buffer,
+                                      steady::time_point until);
     template <class Stream>
-    asio::awaitable<exchange_result> exchange(Stream& stream, connection& conn, bhttp::request<bhttp::string_body>& breq,
-                                              body_consumer* consumer, bool reused, steady::time_point deadline);
+    asio::awaitable<exchange_result> exchange(Stream& stream,
+                                              connection& conn,
+                                              bhttp::request<bhttp::string_body>& breq,
+                                              body_consumer* consumer,
+                                              bool reused,
+                                              steady::time_point deadline);
     bhttp::request<bhttp::string_body> build_request(const http_request& req) const;
     std::unique_ptr<connection> take_idle();
     void put_idle(std::unique_ptr<connection> conn);
@@ -197,7 +210,10 @@ struct http_client::impl : std::enable_shared_from_this<http_client::impl>
         slot_guard(impl* o) : owner(o) {}
         slot_guard(const slot_guard&) = delete;
         slot_guard& operator=(const slot_guard&) = delete;
-        ~slot_guard() { owner->slots.try_receive([](error_code) {}); }
+        ~slot_guard()
+        {
+            owner->slots.try_receive([](error_code) {});
+        }
     };
 
     static std::size_t checked_slots(const http_client_options& o)
@@ -241,7 +257,8 @@ http_client::impl::impl(asio::any_io_executor executor, http_client_options opti
     {
         ssl_ctx.load_verify_file(opts.extra_ca_file->string(), ec);
         if (ec)
-            throw user_error("cannot load the CA file '" + opts.extra_ca_file->string() + "': " + ec.message());
+            throw user_error("cannot load the CA file '" + opts.extra_ca_file->string() +
+                             "': " + ec.message());
     }
     ssl_ctx.set_verify_mode(opts.verify_tls ? ssl::verify_peer : ssl::verify_none);
     if (!opts.verify_tls && origin.is_https())
@@ -282,7 +299,8 @@ bhttp::request<bhttp::string_body> http_client::impl::build_request(const http_r
         r.set(bhttp::field::user_agent, opts.user_agent);
     for (const auto& [name, value] : req.headers)
     {
-        if (value.find_first_of("\r\n") != std::string::npos || name.find_first_of("\r\n: ") != std::string::npos)
+        if (value.find_first_of("\r\n") != std::string::npos ||
+            name.find_first_of("\r\n: ") != std::string::npos)
             throw user_error("HTTP header '" + name + "' contains a line break or an invalid character");
         r.insert(name, value);
     }
@@ -315,7 +333,8 @@ std::unique_ptr<connection> http_client::impl::take_idle()
         }
         if (usable)
             return c;
-        log_debug("http: closing idle connection #" + std::to_string(c->id) + " (expired or closed by the server)");
+        log_debug("http: closing idle connection #" + std::to_string(c->id) +
+                  " (expired or closed by the server)");
     }
     return nullptr;
 }
@@ -331,8 +350,9 @@ void http_client::impl::put_idle(std::unique_ptr<connection> conn)
         idle.erase(idle.begin());
 }
 
-asio::awaitable<void> http_client::impl::open_tunnel(beast::tcp_stream& tcp, beast::flat_buffer& buffer,
-                                                    steady::time_point until)
+asio::awaitable<void> http_client::impl::open_tunnel(beast::tcp_stream& tcp,
+                                                     beast::flat_buffer& buffer,
+                                                     steady::time_point until)
 {
     const std::string via = "the proxy " + proxy->authority();
     bhttp::request<bhttp::empty_body> creq(bhttp::verb::connect, origin.authority(), 11);
@@ -346,7 +366,8 @@ asio::awaitable<void> http_client::impl::open_tunnel(beast::tcp_stream& tcp, bea
         throw attempt_error(make_failure(wec, "sending CONNECT to " + via, false));
     bhttp::response_parser<bhttp::empty_body> parser;
     parser.skip(true);  // a 2xx answer to CONNECT has no body: the tunnel starts right after it
-    auto [rec, rn] = co_await bhttp::async_read_header(tcp, buffer, parser, asio::as_tuple(asio::use_awaitable));
+    auto [rec, rn] =
+        co_await bhttp::async_read_header(tcp, buffer, parser, asio::as_tuple(asio::use_awaitable));
     if (rec)
         throw attempt_error(make_failure(rec, "reading the answer of " + via + " to CONNECT", false));
     const unsigned status = parser.get().result_int();
@@ -354,13 +375,14 @@ asio::awaitable<void> http_client::impl::open_tunnel(beast::tcp_stream& tcp, bea
     {
         // A proxy's 5xx usually means it could not reach the server now; anything else (407) will
         // not change by retrying.
-        throw attempt_error(protocol_failure(
-            status >= 500 ? transport_failure::connection_refused : transport_failure::proxy,
-            via + " refused CONNECT " + origin.authority() + ": " + std::to_string(status) + " " +
-                std::string(parser.get().reason())));
+        throw attempt_error(
+            protocol_failure(status >= 500 ? transport_failure::connection_refused : transport_failure::proxy,
+                             via + " refused CONNECT " + origin.authority() + ": " + std::to_string(status) +
+                                 " " + std::string(parser.get().reason())));
     }
     if (buffer.size() != 0)
-        throw attempt_error(protocol_failure(transport_failure::malformed, via + " sent bytes before the TLS handshake"));
+        throw attempt_error(
+            protocol_failure(transport_failure::malformed, via + " sent bytes before the TLS handshake"));
 }
 
 asio::awaitable<std::unique_ptr<connection>> http_client::impl::open_connection(steady::time_point deadline)
@@ -373,8 +395,8 @@ asio::awaitable<std::unique_ptr<connection>> http_client::impl::open_connection(
     // The system resolver cannot be interrupted (getaddrinfo runs on a helper thread), so name
     // resolution is bounded by the resolver's own timeouts, not by connect_timeout.
     tcp::resolver resolver(ex);
-    auto [rec, endpoints] = co_await resolver.async_resolve(hop.host, std::to_string(hop.port),
-                                                            asio::as_tuple(asio::use_awaitable));
+    auto [rec, endpoints] = co_await resolver.async_resolve(
+        hop.host, std::to_string(hop.port), asio::as_tuple(asio::use_awaitable));
     if (rec)
         throw attempt_error(make_failure(rec, "resolving " + hop.host, false));
 
@@ -407,7 +429,8 @@ asio::awaitable<std::unique_ptr<connection>> http_client::impl::open_connection(
         // host_name_verification checks the leaf certificate's names; the wrapper keeps OpenSSL's
         // reason so that the error says why verification failed.
         std::string host = origin.host;
-        auto verify = [problem, host](bool preverified, ssl::verify_context& ctx) {
+        auto verify = [problem, host](bool preverified, ssl::verify_context& ctx)
+        {
             if (!preverified)
             {
                 if (problem->empty())
@@ -435,7 +458,8 @@ asio::awaitable<std::unique_ptr<connection>> http_client::impl::open_connection(
         {
             f.kind = transport_failure::tls;
             f.code = hec;
-            f.what = "TLS handshake with " + origin.authority() + " failed: certificate verify failed (" + *problem + ")";
+            f.what = "TLS handshake with " + origin.authority() + " failed: certificate verify failed (" +
+                     *problem + ")";
         }
         else
         {
@@ -450,9 +474,11 @@ asio::awaitable<std::unique_ptr<connection>> http_client::impl::open_connection(
 }
 
 template <class Stream>
-asio::awaitable<exchange_result> http_client::impl::exchange(Stream& stream, connection& conn,
+asio::awaitable<exchange_result> http_client::impl::exchange(Stream& stream,
+                                                             connection& conn,
                                                              bhttp::request<bhttp::string_body>& breq,
-                                                             body_consumer* consumer, bool reused,
+                                                             body_consumer* consumer,
+                                                             bool reused,
                                                              steady::time_point deadline)
 {
     beast::tcp_stream& low = conn.lowest();
@@ -472,12 +498,15 @@ asio::awaitable<exchange_result> http_client::impl::exchange(Stream& stream, con
         parser->body_limit(boost::none);
         if (breq.method() == bhttp::verb::head)
             parser->skip(true);
-        auto [ec, n] = co_await bhttp::async_read_header(stream, conn.buffer, *parser, asio::as_tuple(asio::use_awaitable));
+        auto [ec, n] = co_await bhttp::async_read_header(
+            stream, conn.buffer, *parser, asio::as_tuple(asio::use_awaitable));
         if (ec)
-            throw attempt_error(make_failure(ec, "reading the response headers", reused && !parser->got_some()));
+            throw attempt_error(
+                make_failure(ec, "reading the response headers", reused && !parser->got_some()));
         const unsigned status = parser->get().result_int();
         if (status == 101)
-            throw attempt_error(protocol_failure(transport_failure::malformed, "unexpected 101 Switching Protocols"));
+            throw attempt_error(
+                protocol_failure(transport_failure::malformed, "unexpected 101 Switching Protocols"));
         if (status >= 100 && status < 200)
             continue;  // an interim response (100 Continue, 103 Early Hints): the real one follows
         break;
@@ -507,7 +536,8 @@ asio::awaitable<exchange_result> http_client::impl::exchange(Stream& stream, con
             low.expires_at(std::min(steady::now() + opts.stream_idle_timeout, deadline));
         // async_read_some, not async_read: the latter waits until the buffer is full or the message
         // ends, which would hold streamed events back.
-        auto [ec, n] = co_await bhttp::async_read_some(stream, conn.buffer, *parser, asio::as_tuple(asio::use_awaitable));
+        auto [ec, n] = co_await bhttp::async_read_some(
+            stream, conn.buffer, *parser, asio::as_tuple(asio::use_awaitable));
         if (ec == bhttp::error::need_buffer)
             ec = {};
         const std::size_t got = chunk.size() - msg.body().size;
@@ -558,8 +588,10 @@ asio::awaitable<exchange_result> http_client::impl::exchange(Stream& stream, con
     co_return result;
 }
 
-asio::awaitable<attempt_result> http_client::impl::run_attempt(const http_request& req, body_consumer* consumer,
-                                                              const std::string& context, int attempt)
+asio::awaitable<attempt_result> http_client::impl::run_attempt(const http_request& req,
+                                                               body_consumer* consumer,
+                                                               const std::string& context,
+                                                               int attempt)
 {
     error_code none;
     auto [slot_ec] = co_await slots.async_send(none, asio::as_tuple(asio::use_awaitable));
@@ -598,9 +630,9 @@ asio::awaitable<attempt_result> http_client::impl::run_attempt(const http_reques
                 r = co_await exchange(*conn->tls, *conn, breq, consumer, reused, deadline);
             else
                 r = co_await exchange(*conn->plain, *conn, breq, consumer, reused, deadline);
-            log_debug("http: <- " + std::to_string(r.response.status) + " " + r.response.reason + " for " + context +
-                      " in " + millis(steady::now() - started) + " (connection #" + std::to_string(conn->id) +
-                      (r.reusable ? ", kept" : ", closed") + ")");
+            log_debug("http: <- " + std::to_string(r.response.status) + " " + r.response.reason + " for " +
+                      context + " in " + millis(steady::now() - started) + " (connection #" +
+                      std::to_string(conn->id) + (r.reusable ? ", kept" : ", closed") + ")");
             if (r.reusable)
                 put_idle(std::move(conn));
             attempt_result done;
@@ -631,7 +663,8 @@ asio::awaitable<http_response> http_client::impl::run(http_request req, body_con
 {
     auto self = shared_from_this();  // the client may be destroyed while this runs
     // The query is left out of messages and logs: some APIs take a key there.
-    const std::string context = req.method + " " + origin.to_string() + req.path.substr(0, req.path.find('?'));
+    const std::string context =
+        req.method + " " + origin.to_string() + req.path.substr(0, req.path.find('?'));
     ++counters.requests;
     for (int attempt = 1;; ++attempt)
     {
@@ -641,10 +674,10 @@ asio::awaitable<http_response> http_client::impl::run(http_request req, body_con
             r.response->attempts = attempt;
             co_return std::move(*r.response);
         }
-        attempt_outcome outcome =
-            r.response ? attempt_outcome::http(r.response->status, r.response->header("retry-after"),
-                                               r.response->header("retry-after-ms"))
-                       : attempt_outcome::transport(r.failure->kind);
+        attempt_outcome outcome = r.response ? attempt_outcome::http(r.response->status,
+                                                                     r.response->header("retry-after"),
+                                                                     r.response->header("retry-after-ms"))
+                                             : attempt_outcome::transport(r.failure->kind);
         retry_decision d;
         if (r.failure && r.failure->final)
             d.reason = r.failure->what + " after part of the body was delivered";
@@ -653,8 +686,12 @@ asio::awaitable<http_response> http_client::impl::run(http_request req, body_con
         if (!d.retry)
         {
             if (r.response)
-                throw http_status_error(r.response->status, r.response->reason, std::move(r.response->headers),
-                                        std::move(r.response->body), context, attempt);
+                throw http_status_error(r.response->status,
+                                        r.response->reason,
+                                        std::move(r.response->headers),
+                                        std::move(r.response->body),
+                                        context,
+                                        attempt);
             std::string message = context + ": " + r.failure->what;
             if (attempt > 1)
                 message += " (after " + std::to_string(attempt) + " attempts)";
@@ -718,7 +755,8 @@ asio::awaitable<http_response> http_client::impl::do_request(std::shared_ptr<imp
     co_return resp;
 }
 
-asio::awaitable<http_response> http_client::impl::do_stream(std::shared_ptr<impl> self, http_request req,
+asio::awaitable<http_response> http_client::impl::do_stream(std::shared_ptr<impl> self,
+                                                            http_request req,
                                                             body_handler on_body)
 {
     body_consumer consumer;
@@ -735,7 +773,8 @@ asio::awaitable<http_response> http_client::impl::do_stream(std::shared_ptr<impl
     co_return resp;
 }
 
-asio::awaitable<http_response> http_client::impl::do_stream_events(std::shared_ptr<impl> self, http_request req,
+asio::awaitable<http_response> http_client::impl::do_stream_events(std::shared_ptr<impl> self,
+                                                                   http_request req,
                                                                    event_handler on_event)
 {
     if (!find_header(req.headers, "accept"))
@@ -754,7 +793,8 @@ asio::awaitable<http_response> http_client::impl::do_stream_events(std::shared_p
     body_consumer consumer;
     // Each attempt starts from a fresh parser (an attempt that failed before its first byte may be
     // followed by another).
-    auto on_head = [st](const http_response& head) {
+    auto on_head = [st](const http_response& head)
+    {
         auto type = head.header("content-type");
         st->sse = !type || istarts_with(*type, "text/event-stream");
         sse_parser::options popts;
@@ -762,7 +802,8 @@ asio::awaitable<http_response> http_client::impl::do_stream_events(std::shared_p
         st->parser.emplace(popts);
         st->body.clear();
     };
-    auto on_data = [st, &on_event](std::string_view piece) {
+    auto on_data = [st, &on_event](std::string_view piece)
+    {
         if (!st->sse)
         {
             if (st->body.size() + piece.size() > st->limit)

@@ -38,7 +38,8 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith::http {
+namespace warpsmith::http
+{
 
 struct http_client_options
 {

@@ -5,19 +5,27 @@
 #include <algorithm>
 #include <cctype>
 
-namespace warpsmith::http {
-namespace {
+namespace warpsmith::http
+{
+namespace
+{
 
 bool iequals(std::string_view a, std::string_view b)
 {
-    return a.size() == b.size() &&
-           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-           });
+    return a.size() == b.size() && std::equal(a.begin(),
+                                              a.end(),
+                                              b.begin(),
+                                              [](char x, char y) {
+                                                  return std::tolower(static_cast<unsigned char>(x)) ==
+                                                         std::tolower(static_cast<unsigned char>(y));
+                                              });
 }
 
-std::string status_message(unsigned status, const std::string& reason, const std::string& context,
-                           const std::string& body, int attempts)
+std::string status_message(unsigned status,
+                           const std::string& reason,
+                           const std::string& context,
+                           const std::string& body,
+                           int attempts)
 {
     std::string m = "HTTP " + std::to_string(status);
     if (!reason.empty())
@@ -40,8 +48,12 @@ std::optional<std::string> find_header(const header_list& headers, std::string_v
     return std::nullopt;
 }
 
-http_status_error::http_status_error(unsigned status, std::string reason, header_list headers, std::string body,
-                                     const std::string& context, int attempts)
+http_status_error::http_status_error(unsigned status,
+                                     std::string reason,
+                                     header_list headers,
+                                     std::string body,
+                                     const std::string& context,
+                                     int attempts)
     : std::system_error(std::error_code(make_error_code(errc::http_status)),
                         status_message(status, reason, context, body, attempts)),
       status_(status),

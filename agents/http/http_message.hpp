@@ -11,7 +11,8 @@
 #include <utility>
 #include <vector>
 
-namespace warpsmith::http {
+namespace warpsmith::http
+{
 
 /// Header fields in order; names compare case-insensitively.
 using header_list = std::vector<std::pair<std::string, std::string>>;
@@ -47,8 +48,12 @@ struct http_response
 class http_status_error : public std::system_error
 {
 public:
-    http_status_error(unsigned status, std::string reason, header_list headers, std::string body,
-                      const std::string& context, int attempts);
+    http_status_error(unsigned status,
+                      std::string reason,
+                      header_list headers,
+                      std::string body,
+                      const std::string& context,
+                      int attempts);
 
     unsigned status() const noexcept { return status_; }
     const std::string& reason() const noexcept { return reason_; }

@@ -7,8 +7,10 @@
 #include <cctype>
 #include <cstdlib>
 
-namespace warpsmith::http {
-namespace {
+namespace warpsmith::http
+{
+namespace
+{
 
 std::string getenv_string(const char* name)
 {
@@ -90,7 +92,8 @@ bool no_proxy_matches(std::string_view no_proxy, std::string_view host_in, std::
     while (start <= no_proxy.size())
     {
         std::size_t comma = no_proxy.find(',', start);
-        std::string entry = lower(trim(no_proxy.substr(start, comma == std::string_view::npos ? no_proxy.npos : comma - start)));
+        std::string entry = lower(
+            trim(no_proxy.substr(start, comma == std::string_view::npos ? no_proxy.npos : comma - start)));
         start = comma == std::string_view::npos ? no_proxy.size() + 1 : comma + 1;
         if (entry.empty())
             continue;
@@ -139,8 +142,8 @@ bool no_proxy_matches(std::string_view no_proxy, std::string_view host_in, std::
             name.pop_back();
         if (name.empty())
             continue;
-        if (host == name || (host.size() > name.size() && host.ends_with(name) &&
-                             host[host.size() - name.size() - 1] == '.'))
+        if (host == name ||
+            (host.size() > name.size() && host.ends_with(name) && host[host.size() - name.size() - 1] == '.'))
             return true;
     }
     return false;
@@ -156,7 +159,7 @@ http_url parse_proxy_url(std::string_view text, std::string_view what)
         std::string scheme = lower(full.substr(0, full.find("://")));
         if (scheme != "http")
             throw user_error(std::string(what) + ": unsupported proxy scheme '" + scheme +
-                         "' (only http:// proxies are supported)");
+                             "' (only http:// proxies are supported)");
     }
     // Error messages must not echo a proxy password, so the user information is masked in them.
     std::string userinfo;
@@ -175,7 +178,8 @@ http_url parse_proxy_url(std::string_view text, std::string_view what)
     {
         std::string message = e.what();
         if (!userinfo.empty())
-            for (auto pos = message.find(userinfo); pos != std::string::npos; pos = message.find(userinfo, pos))
+            for (auto pos = message.find(userinfo); pos != std::string::npos;
+                 pos = message.find(userinfo, pos))
                 message.replace(pos, userinfo.size(), "***");
         throw user_error(message);
     }
@@ -212,7 +216,8 @@ std::optional<http_url> select_proxy(const http_url& target, const proxy_environ
         chosen = env.all_proxy;
         name = "all_proxy";
     }
-    if (chosen.empty() || is_loopback_host(target.host) || no_proxy_matches(env.no_proxy, target.host, target.port))
+    if (chosen.empty() || is_loopback_host(target.host) ||
+        no_proxy_matches(env.no_proxy, target.host, target.port))
         return std::nullopt;
     return parse_proxy_url(chosen, name);
 }

@@ -16,7 +16,8 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith::http {
+namespace warpsmith::http
+{
 
 struct proxy_environment
 {

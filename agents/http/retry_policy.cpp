@@ -8,8 +8,10 @@
 #include <cstdio>
 #include <vector>
 
-namespace warpsmith::http {
-namespace {
+namespace warpsmith::http
+{
+namespace
+{
 
 using std::chrono::milliseconds;
 
@@ -53,8 +55,8 @@ std::optional<int> to_int(std::string_view s, std::size_t min_digits, std::size_
 
 std::optional<unsigned> month_of(std::string_view s)
 {
-    static constexpr std::array<std::string_view, 12> names = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                                "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    static constexpr std::array<std::string_view, 12> names = {
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
     for (unsigned i = 0; i < names.size(); ++i)
         if (s == names[i])
             return i + 1;
@@ -69,7 +71,9 @@ bool is_day_name(std::string_view s, bool comma)
             return false;
         s.remove_suffix(1);
     }
-    return s.size() >= 3 && std::all_of(s.begin(), s.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+    return s.size() >= 3 &&
+           std::all_of(
+               s.begin(), s.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
 }
 
 std::optional<std::chrono::seconds> time_of_day(std::string_view s)
@@ -84,7 +88,10 @@ std::optional<std::chrono::seconds> time_of_day(std::string_view s)
     return std::chrono::hours(*h) + std::chrono::minutes(*m) + std::chrono::seconds(*sec);
 }
 
-std::optional<std::chrono::system_clock::time_point> make_time(int y, unsigned mo, int d, std::chrono::seconds tod)
+std::optional<std::chrono::system_clock::time_point> make_time(int y,
+                                                               unsigned mo,
+                                                               int d,
+                                                               std::chrono::seconds tod)
 {
     using namespace std::chrono;
     year_month_day ymd{year{y}, month{mo}, day{static_cast<unsigned>(d)}};
@@ -99,22 +106,34 @@ const char* to_string(transport_failure f)
 {
     switch (f)
     {
-    case transport_failure::none: return "no failure";
-    case transport_failure::connection_refused: return "connection refused";
-    case transport_failure::connection_reset: return "connection reset";
-    case transport_failure::timeout: return "timeout";
-    case transport_failure::truncated: return "truncated response";
-    case transport_failure::malformed: return "malformed response";
-    case transport_failure::name_resolution: return "host name not found";
-    case transport_failure::tls: return "TLS failure";
-    case transport_failure::proxy: return "proxy refused the tunnel";
-    case transport_failure::cancelled: return "cancelled";
-    case transport_failure::other: return "transport failure";
+        case transport_failure::none:
+            return "no failure";
+        case transport_failure::connection_refused:
+            return "connection refused";
+        case transport_failure::connection_reset:
+            return "connection reset";
+        case transport_failure::timeout:
+            return "timeout";
+        case transport_failure::truncated:
+            return "truncated response";
+        case transport_failure::malformed:
+            return "malformed response";
+        case transport_failure::name_resolution:
+            return "host name not found";
+        case transport_failure::tls:
+            return "TLS failure";
+        case transport_failure::proxy:
+            return "proxy refused the tunnel";
+        case transport_failure::cancelled:
+            return "cancelled";
+        case transport_failure::other:
+            return "transport failure";
     }
     return "transport failure";
 }
 
-attempt_outcome attempt_outcome::http(unsigned status, std::optional<std::string> retry_after,
+attempt_outcome attempt_outcome::http(unsigned status,
+                                      std::optional<std::string> retry_after,
                                       std::optional<std::string> retry_after_ms)
 {
     attempt_outcome o;
@@ -132,7 +151,8 @@ attempt_outcome attempt_outcome::transport(transport_failure f)
 }
 
 retry_policy::retry_policy(retry_options opts, std::uint64_t seed)
-    : opts_(opts), rng_(seed != 0 ? seed : (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}())
+    : opts_(opts),
+      rng_(seed != 0 ? seed : (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}())
 {
     opts_.max_attempts = std::max(opts_.max_attempts, 1);
 }
@@ -146,12 +166,14 @@ bool retry_policy::is_retryable_failure(transport_failure f)
 {
     switch (f)
     {
-    case transport_failure::connection_refused:
-    case transport_failure::connection_reset:
-    case transport_failure::timeout:
-    case transport_failure::truncated:
-    case transport_failure::malformed: return true;
-    default: return false;
+        case transport_failure::connection_refused:
+        case transport_failure::connection_reset:
+        case transport_failure::timeout:
+        case transport_failure::truncated:
+        case transport_failure::malformed:
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -166,7 +188,8 @@ milliseconds retry_policy::backoff(int attempts_made)
     return milliseconds(dist(rng_));
 }
 
-retry_decision retry_policy::decide(const attempt_outcome& outcome, int attempts_made,
+retry_decision retry_policy::decide(const attempt_outcome& outcome,
+                                    int attempts_made,
                                     std::chrono::system_clock::time_point now)
 {
     retry_decision d;
@@ -213,7 +236,8 @@ retry_decision retry_policy::decide(const attempt_outcome& outcome, int attempts
         wish = parse_retry_after(*outcome.retry_after, now);
         source = "Retry-After";
     }
-    auto seconds_text = [](milliseconds ms) {
+    auto seconds_text = [](milliseconds ms)
+    {
         char buf[32];
         if (ms.count() < 10'000)
             std::snprintf(buf, sizeof buf, "%.3g s", double(ms.count()) / 1000.0);

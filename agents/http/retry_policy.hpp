@@ -21,7 +21,8 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith::http {
+namespace warpsmith::http
+{
 
 /// What went wrong on the wire, as classified by the I/O layer.
 enum class transport_failure
@@ -49,17 +50,18 @@ struct attempt_outcome
     std::optional<std::string> retry_after;     ///< Raw "Retry-After" header value.
     std::optional<std::string> retry_after_ms;  ///< Raw "retry-after-ms" header value.
 
-    static attempt_outcome http(unsigned status, std::optional<std::string> retry_after = {},
+    static attempt_outcome http(unsigned status,
+                                std::optional<std::string> retry_after = {},
                                 std::optional<std::string> retry_after_ms = {});
     static attempt_outcome transport(transport_failure f);
 };
 
 struct retry_options
 {
-    int max_attempts = 4;                                ///< Total attempts, >= 1.
-    std::chrono::milliseconds base_delay{500};           ///< Backoff scale of the first retry.
-    std::chrono::milliseconds max_delay{30'000};         ///< Cap of the computed backoff.
-    std::chrono::milliseconds max_retry_after{60'000};   ///< Longest server-requested wait honoured.
+    int max_attempts = 4;                               ///< Total attempts, >= 1.
+    std::chrono::milliseconds base_delay{500};          ///< Backoff scale of the first retry.
+    std::chrono::milliseconds max_delay{30'000};        ///< Cap of the computed backoff.
+    std::chrono::milliseconds max_retry_after{60'000};  ///< Longest server-requested wait honoured.
 };
 
 struct retry_decision
@@ -77,7 +79,8 @@ public:
 
     /// Decides after `attempts_made` attempts (1 after the first) ended with `outcome`. `now` is the
     /// wall-clock time used to interpret an HTTP-date Retry-After.
-    retry_decision decide(const attempt_outcome& outcome, int attempts_made,
+    retry_decision decide(const attempt_outcome& outcome,
+                          int attempts_made,
                           std::chrono::system_clock::time_point now = std::chrono::system_clock::now());
 
     /// Exponential backoff with full jitter before attempt attempts_made + 1.
@@ -90,8 +93,8 @@ public:
 
     /// Parses "Retry-After": delta seconds ("120", fractional accepted) or an HTTP-date (IMF-fixdate,
     /// RFC 850 or asctime). A date in the past yields 0. nullopt when malformed.
-    static std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value,
-                                                                      std::chrono::system_clock::time_point now);
+    static std::optional<std::chrono::milliseconds> parse_retry_after(
+        std::string_view value, std::chrono::system_clock::time_point now);
     /// Parses "retry-after-ms" (a non-negative number of milliseconds). nullopt when malformed.
     static std::optional<std::chrono::milliseconds> parse_retry_after_ms(std::string_view value);
     /// Parses an HTTP-date (RFC 9110 §5.6.7). nullopt when malformed.

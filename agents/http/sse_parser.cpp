@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <system_error>
 
-namespace warpsmith::http {
-namespace {
+namespace warpsmith::http
+{
+namespace
+{
 
 constexpr std::string_view utf8_bom = "\xEF\xBB\xBF";
 

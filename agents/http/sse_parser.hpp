@@ -23,13 +23,14 @@
 #include <string_view>
 #include <vector>
 
-namespace warpsmith::http {
+namespace warpsmith::http
+{
 
 struct sse_event
 {
-    std::string event = "message";   ///< The "event" field, "message" when the block had none.
-    std::string data;                 ///< "data" lines joined with '\n'.
-    std::string id;                   ///< The last event id seen so far in the stream ("" if none).
+    std::string event = "message";  ///< The "event" field, "message" when the block had none.
+    std::string data;               ///< "data" lines joined with '\n'.
+    std::string id;                 ///< The last event id seen so far in the stream ("" if none).
     std::optional<std::chrono::milliseconds> retry;  ///< A "retry" field given in this block.
 };
 
@@ -79,7 +80,7 @@ private:
     bool has_data_ = false;
     std::string event_;
     std::optional<std::chrono::milliseconds> block_retry_;
-    bool block_started_ = false;   // any non-blank line since the last dispatch
+    bool block_started_ = false;  // any non-blank line since the last dispatch
     std::string last_id_;
     std::optional<std::chrono::milliseconds> reconnect_;
     std::size_t comments_ = 0;

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cctype>
 
-namespace warpsmith::http {
-namespace {
+namespace warpsmith::http
+{
+namespace
+{
 
 [[noreturn]] void fail(std::string_view what, std::string_view text, std::string_view problem)
 {
@@ -139,7 +141,10 @@ http_url parse_http_url(std::string_view text, std::string_view what, bool allow
             fail(what, text, "unterminated IPv6 address");
         std::string_view v6 = authority.substr(1, close - 1);
         if (v6.empty() || v6.find(':') == std::string_view::npos ||
-            !std::all_of(v6.begin(), v6.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.'; }))
+            !std::all_of(v6.begin(),
+                         v6.end(),
+                         [](char c)
+                         { return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.'; }))
             fail(what, text, "malformed IPv6 address");
         url.host = lower(v6);
         std::string_view after = authority.substr(close + 1);
@@ -172,7 +177,8 @@ http_url parse_http_url(std::string_view text, std::string_view what, bool allow
 
     if (!port_text.empty())
     {
-        if (port_text.size() > 5 || !std::all_of(port_text.begin(), port_text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        if (port_text.size() > 5 ||
+            !std::all_of(port_text.begin(), port_text.end(), [](char c) { return c >= '0' && c <= '9'; }))
             fail(what, text, "the port must be a number from 1 to 65535");
         unsigned long p = std::stoul(std::string(port_text));
         if (p == 0 || p > 65535)

@@ -9,16 +9,17 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith::http {
+namespace warpsmith::http
+{
 
 struct http_url
 {
-    std::string scheme;       ///< "http" or "https" (lower case).
-    std::string host;         ///< Lower-case name, dotted IPv4, or IPv6 without brackets.
-    std::uint16_t port = 0;   ///< Explicit port, or 80/443 from the scheme.
-    std::string path;         ///< Path prefix without a trailing '/', "" for the root ("/v1").
-    std::string user;         ///< Percent-decoded user (proxy URLs only).
-    std::string password;     ///< Percent-decoded password (proxy URLs only).
+    std::string scheme;      ///< "http" or "https" (lower case).
+    std::string host;        ///< Lower-case name, dotted IPv4, or IPv6 without brackets.
+    std::uint16_t port = 0;  ///< Explicit port, or 80/443 from the scheme.
+    std::string path;        ///< Path prefix without a trailing '/', "" for the root ("/v1").
+    std::string user;        ///< Percent-decoded user (proxy URLs only).
+    std::string password;    ///< Percent-decoded password (proxy URLs only).
 
     bool is_https() const { return scheme == "https"; }
     bool default_port() const { return port == (is_https() ? 443 : 80); }

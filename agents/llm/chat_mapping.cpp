@@ -8,7 +8,8 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 namespace json = boost::json;
 using detail::find;
@@ -17,7 +18,8 @@ using detail::find_object;
 using detail::int_or;
 using detail::string_or;
 
-namespace {
+namespace
+{
 
 /// Content may be a string or (some servers) an array of {"type": "text", "text"} parts.
 std::string content_text(const json::value* c)
@@ -77,10 +79,10 @@ json::object build_chat_body(const model_request& req, const chat_capabilities& 
             o["content"] = m.content.empty() ? json::value(nullptr) : json::value(m.content);
             json::array calls;
             for (const auto& c : m.tool_calls)
-                calls.push_back(json::object{
-                    {"id", c.id},
-                    {"type", "function"},
-                    {"function", json::object{{"name", c.name}, {"arguments", c.arguments}}}});
+                calls.push_back(
+                    json::object{{"id", c.id},
+                                 {"type", "function"},
+                                 {"function", json::object{{"name", c.name}, {"arguments", c.arguments}}}});
             o["tool_calls"] = std::move(calls);
         }
         else
@@ -97,16 +99,18 @@ json::object build_chat_body(const model_request& req, const chat_capabilities& 
             tools.push_back(json::object{
                 {"type", "function"},
                 {"function",
-                 json::object{{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}}}});
+                 json::object{
+                     {"name", t.name}, {"description", t.description}, {"parameters", t.parameters}}}});
         body["tools"] = std::move(tools);
         if (req.tools_disabled)
             body["tool_choice"] = "none";
     }
     if (req.schema && caps.json_schema)
-        body["response_format"] = json::object{
-            {"type", "json_schema"},
-            {"json_schema",
-             json::object{{"name", req.schema->name}, {"schema", req.schema->schema}, {"strict", req.schema->strict}}}};
+        body["response_format"] = json::object{{"type", "json_schema"},
+                                               {"json_schema",
+                                                json::object{{"name", req.schema->name},
+                                                             {"schema", req.schema->schema},
+                                                             {"strict", req.schema->strict}}}};
     if (!req.reasoning_effort.empty() && caps.reasoning_effort)
         body["reasoning_effort"] = req.reasoning_effort;
     if (req.max_output_tokens)
@@ -125,7 +129,7 @@ model_response parse_chat_body(const json::value& v)
     const auto* choices = find_array(v, "choices");
     if (!choices)
         throw_protocol_error("the Chat Completions API answered with JSON that has no 'choices': " +
-                       http::one_line_excerpt(json::serialize(v), 200));
+                             http::one_line_excerpt(json::serialize(v), 200));
     model_response r;
     r.id = string_or(v, "id");
     r.model = string_or(v, "model");
@@ -140,7 +144,8 @@ model_response parse_chat_body(const json::value& v)
                 for (const auto& c : *calls)
                 {
                     const auto* fn = find_object(c, "function");
-                    r.tool_calls.push_back(tool_call{string_or(c, "id"), fn ? string_or(*fn, "name") : "",
+                    r.tool_calls.push_back(tool_call{string_or(c, "id"),
+                                                     fn ? string_or(*fn, "name") : "",
                                                      fn ? string_or(*fn, "arguments") : ""});
                 }
         }
@@ -161,8 +166,9 @@ void chat_stream::on_event(const http::sse_event& ev)
     }
     const auto v = parse_wire_json(ev.data, "the Chat Completions stream sent data that is not JSON");
     if (const auto* e = find(v, "error"))
-        throw_protocol_error("the Chat Completions stream reported an error: " +
-                       (e->is_string() ? std::string(e->get_string()) : string_or(*e, "message", "(no message)")));
+        throw_protocol_error(
+            "the Chat Completions stream reported an error: " +
+            (e->is_string() ? std::string(e->get_string()) : string_or(*e, "message", "(no message)")));
     any_chunk_ = true;
     if (resp_.id.empty())
         resp_.id = string_or(v, "id");
@@ -180,7 +186,8 @@ void chat_stream::on_event(const http::sse_event& ev)
                 if (const auto* calls = find_array(*delta, "tool_calls"))
                     for (const auto& c : *calls)
                     {
-                        auto& pc = calls_[static_cast<int>(int_or(c, "index", static_cast<std::int64_t>(calls_.size())))];
+                        auto& pc = calls_[static_cast<int>(
+                            int_or(c, "index", static_cast<std::int64_t>(calls_.size())))];
                         if (const auto id = string_or(c, "id"); !id.empty())
                             pc.id = id;
                         if (const auto* fn = find_object(c, "function"))
@@ -201,10 +208,11 @@ model_response chat_stream::result() const
 {
     if (!done_ && finish_reason_.empty())
         throw_protocol_error(any_chunk_ ? "the Chat Completions stream ended before [DONE]"
-                                  : "the Chat Completions stream ended without any chunk");
+                                        : "the Chat Completions stream ended without any chunk");
     model_response r = resp_;
     for (const auto& [index, pc] : calls_)
-        r.tool_calls.push_back(tool_call{pc.id.empty() ? "call_" + std::to_string(index) : pc.id, pc.name, pc.arguments});
+        r.tool_calls.push_back(
+            tool_call{pc.id.empty() ? "call_" + std::to_string(index) : pc.id, pc.name, pc.arguments});
     apply_finish_reason(r, finish_reason_);
     return r;
 }

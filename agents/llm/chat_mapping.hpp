@@ -15,14 +15,15 @@
 #include <optional>
 #include <string>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 /// What the server is known to accept (servers differ; unsupported fields get a 400).
 struct chat_capabilities
 {
-    bool json_schema = true;        ///< response_format {"type": "json_schema"}.
-    bool reasoning_effort = false;  ///< "reasoning_effort" (OpenAI reasoning models, some servers).
-    bool stream_usage = true;       ///< stream_options.include_usage.
+    bool json_schema = true;             ///< response_format {"type": "json_schema"}.
+    bool reasoning_effort = false;       ///< "reasoning_effort" (OpenAI reasoning models, some servers).
+    bool stream_usage = true;            ///< stream_options.include_usage.
     bool max_completion_tokens = false;  ///< "max_completion_tokens" instead of "max_tokens".
 };
 

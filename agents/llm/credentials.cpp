@@ -7,11 +7,13 @@
 #include <fstream>
 #include <sstream>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 std::string_view trim(std::string_view s)
 {
@@ -139,23 +141,25 @@ json::value redactor::apply(const json::value& v) const
         return v;
     switch (v.kind())
     {
-    case json::kind::string: return json::value(apply(std::string_view(v.get_string())));
-    case json::kind::array:
-    {
-        json::array a;
-        a.reserve(v.get_array().size());
-        for (const auto& x : v.get_array())
-            a.push_back(apply(x));
-        return a;
-    }
-    case json::kind::object:
-    {
-        json::object o;
-        for (const auto& kv : v.get_object())
-            o[apply(std::string_view(kv.key()))] = apply(kv.value());
-        return o;
-    }
-    default: return v;
+        case json::kind::string:
+            return json::value(apply(std::string_view(v.get_string())));
+        case json::kind::array:
+        {
+            json::array a;
+            a.reserve(v.get_array().size());
+            for (const auto& x : v.get_array())
+                a.push_back(apply(x));
+            return a;
+        }
+        case json::kind::object:
+        {
+            json::object o;
+            for (const auto& kv : v.get_object())
+                o[apply(std::string_view(kv.key()))] = apply(kv.value());
+            return o;
+        }
+        default:
+            return v;
     }
 }
 

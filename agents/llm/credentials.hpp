@@ -15,7 +15,8 @@
 #include <string_view>
 #include <vector>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 /// Parses .env text: KEY=VALUE lines, optional "export ", '#' comments, values in single or double
 /// quotes (double quotes understand \n, \" and \\), trailing " # comment" after unquoted values.

@@ -4,7 +4,8 @@
 
 #include <stdexcept>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 namespace json = boost::json;
 
@@ -51,7 +52,8 @@ boost::asio::awaitable<exchange_outcome> run_exchange(model_client& client,
             out.refusal = resp.refusal;
             co_return out;
         }
-        if (step.action == exchange_step::kind::run_tools || step.action == exchange_step::kind::withdraw_tools)
+        if (step.action == exchange_step::kind::run_tools ||
+            step.action == exchange_step::kind::withdraw_tools)
         {
             message assistant;
             assistant.role = role::assistant;
@@ -87,9 +89,10 @@ boost::asio::awaitable<exchange_outcome> run_exchange(model_client& client,
 
         std::vector<std::string> problems;
         if (resp.text.empty() && resp.status == "incomplete")
-            problems.push_back("the answer was cut off (" +
-                               (resp.incomplete_reason.empty() ? std::string("incomplete") : resp.incomplete_reason) +
-                               ") before it held anything usable; answer more concisely");
+            problems.push_back(
+                "the answer was cut off (" +
+                (resp.incomplete_reason.empty() ? std::string("incomplete") : resp.incomplete_reason) +
+                ") before it held anything usable; answer more concisely");
         else
             problems = validate(resp);
         if (problems.empty())
@@ -104,7 +107,8 @@ boost::asio::awaitable<exchange_outcome> run_exchange(model_client& client,
             co_return out;
         }
         if (resp.status == "incomplete" && resp.incomplete_reason != "content_filter")
-            problems.insert(problems.begin(), "the answer was cut off at the output token limit; answer more concisely");
+            problems.insert(problems.begin(),
+                            "the answer was cut off at the output token limit; answer more concisely");
         out.problems = problems;
         if (!budget_ok)
         {

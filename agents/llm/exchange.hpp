@@ -18,12 +18,13 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 struct exchange_settings
 {
-    int max_tool_rounds = 4;       ///< Rounds of tool calls; then tools are withdrawn.
-    int max_answer_repairs = 2;    ///< Follow-ups after an unusable answer.
+    int max_tool_rounds = 4;     ///< Rounds of tool calls; then tools are withdrawn.
+    int max_answer_repairs = 2;  ///< Follow-ups after an unusable answer.
 };
 
 /// Checks the text of an answer; returns the problems (empty: accepted). Keeps what it parsed.
@@ -38,9 +39,9 @@ struct exchange_outcome
     bool accepted = false;
     /// Why it stopped without an accepted answer: "budget", "refused", "unusable", "incomplete".
     std::string stop_reason;
-    std::vector<std::string> problems;   ///< Of the last unusable answer.
+    std::vector<std::string> problems;  ///< Of the last unusable answer.
     std::string refusal;
-    std::vector<std::string> records;    ///< llm/ record file names, in order.
+    std::vector<std::string> records;  ///< llm/ record file names, in order.
     token_usage usage;
     int requests = 0;
     int tool_calls = 0;
@@ -54,10 +55,10 @@ struct exchange_step
 {
     enum class kind
     {
-        run_tools,      ///< Execute resp.tool_calls, append results, ask again.
-        withdraw_tools, ///< Tool rounds exhausted: answer the calls with a note, ask again without tools.
-        validate,       ///< Check the text.
-        refused,        ///< The model refused: stop.
+        run_tools,       ///< Execute resp.tool_calls, append results, ask again.
+        withdraw_tools,  ///< Tool rounds exhausted: answer the calls with a note, ask again without tools.
+        validate,        ///< Check the text.
+        refused,         ///< The model refused: stop.
     } action = kind::validate;
 };
 

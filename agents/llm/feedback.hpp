@@ -19,7 +19,8 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 /// How the strategy wants this round framed.
 enum class proposal_mode

@@ -2,8 +2,8 @@
 
 #include "agents/llm/feedback.hpp"
 #include "agents/llm/kernel_contract.hpp"
-#include "agents/llm/proposal_format.hpp"
 #include "agents/llm/prompts.hpp"
+#include "agents/llm/proposal_format.hpp"
 #include "agents/llm/tools.hpp"
 #include "harness/core/error.hpp"
 #include "harness/workload/dtype.hpp"
@@ -12,11 +12,13 @@
 
 #include <set>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 json::object str_schema()
 {
@@ -25,8 +27,10 @@ json::object str_schema()
 
 json::object closed(json::object props, json::array required)
 {
-    return json::object{
-        {"type", "object"}, {"additionalProperties", false}, {"required", std::move(required)}, {"properties", std::move(props)}};
+    return json::object{{"type", "object"},
+                        {"additionalProperties", false},
+                        {"required", std::move(required)},
+                        {"properties", std::move(props)}};
 }
 
 bool has(const json::object& o, const char* k)
@@ -85,28 +89,42 @@ json::value normalized_launch(const json::value& v)
 json::object inference_json_schema()
 {
     json::array types;
-    for (const char* t : {"float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16", "int32", "uint32",
-                          "int64", "uint64"})
+    for (const char* t : {"float16",
+                          "bfloat16",
+                          "float32",
+                          "float64",
+                          "int8",
+                          "uint8",
+                          "int16",
+                          "int32",
+                          "uint32",
+                          "int64",
+                          "uint64"})
         types.push_back(json::value(t));
     json::object param = closed(
-        json::object{{"name", str_schema()},
-                     {"kind", json::object{{"type", "string"}, {"enum", json::array{"scalar", "buffer"}}}},
-                     {"type", json::object{{"type", "string"}, {"enum", std::move(types)}}},
-                     {"dir", json::object{{"type", "string"}, {"enum", json::array{"in", "out", "inout", ""}}}},
-                     {"count", str_schema()}},
+        json::object{
+            {"name", str_schema()},
+            {"kind", json::object{{"type", "string"}, {"enum", json::array{"scalar", "buffer"}}}},
+            {"type", json::object{{"type", "string"}, {"enum", std::move(types)}}},
+            {"dir", json::object{{"type", "string"}, {"enum", json::array{"in", "out", "inout", ""}}}},
+            {"count", str_schema()}},
         json::array{"name", "kind", "type", "dir", "count"});
-    json::object signature = closed(
-        json::object{{"entry", str_schema()}, {"params", json::object{{"type", "array"}, {"items", std::move(param)}}}},
-        json::array{"entry", "params"});
-    json::object value = closed(json::object{{"name", str_schema()}, {"value", json::object{{"type", "number"}}}},
-                                json::array{"name", "value"});
+    json::object signature =
+        closed(json::object{{"entry", str_schema()},
+                            {"params", json::object{{"type", "array"}, {"items", std::move(param)}}}},
+               json::array{"entry", "params"});
+    json::object value =
+        closed(json::object{{"name", str_schema()}, {"value", json::object{{"type", "number"}}}},
+               json::array{"name", "value"});
     json::object one_case = closed(
-        json::object{{"name", str_schema()},
-                     {"role", json::object{{"type", "string"}, {"enum", json::array{"correctness", "performance"}}}},
-                     {"values", json::object{{"type", "array"}, {"items", std::move(value)}}}},
+        json::object{
+            {"name", str_schema()},
+            {"role", json::object{{"type", "string"}, {"enum", json::array{"correctness", "performance"}}}},
+            {"values", json::object{{"type", "array"}, {"items", std::move(value)}}}},
         json::array{"name", "role", "values"});
-    json::object tol = closed(json::object{{"rtol", json::object{{"type", "number"}}}, {"atol", json::object{{"type", "number"}}}},
-                              json::array{"rtol", "atol"});
+    json::object tol = closed(
+        json::object{{"rtol", json::object{{"type", "number"}}}, {"atol", json::object{{"type", "number"}}}},
+        json::array{"rtol", "atol"});
     return closed(json::object{{"name", str_schema()},
                                {"signature", std::move(signature)},
                                {"tolerance", std::move(tol)},
@@ -115,7 +133,13 @@ json::object inference_json_schema()
                                {"launch", launch_json_schema()},
                                {"initial_source", str_schema()},
                                {"initial_launch", launch_json_schema()}},
-                  json::array{"name", "signature", "tolerance", "cases", "reference_source", "launch", "initial_source",
+                  json::array{"name",
+                              "signature",
+                              "tolerance",
+                              "cases",
+                              "reference_source",
+                              "launch",
+                              "initial_source",
                               "initial_launch"});
 }
 
@@ -133,7 +157,9 @@ std::vector<std::string> missing_parts(const json::object& given)
     return out;
 }
 
-merged_workload merge_inferred(const json::object& given, const json::value& answer, const std::string& description)
+merged_workload merge_inferred(const json::object& given,
+                               const json::value& answer,
+                               const std::string& description)
 {
     merged_workload out;
     auto& problems = out.problems;
@@ -144,7 +170,8 @@ merged_workload merge_inferred(const json::object& given, const json::value& ans
     }
     const auto& a = answer.get_object();
     json::object wj = given;
-    auto need = [&](const char* key, const char* what) -> const json::value* {
+    auto need = [&](const char* key, const char* what) -> const json::value*
+    {
         const auto* v = a.if_contains(key);
         if (!v || v->is_null())
             problems.push_back(std::string(key) + ": missing (" + what + ")");
@@ -167,7 +194,8 @@ merged_workload merge_inferred(const json::object& given, const json::value& ans
                             auto& po = p.get_object();
                             // Scalars carry no dir or count; the schema makes them "".
                             for (const char* k : {"dir", "count"})
-                                if (auto* x = po.if_contains(k); x && x->is_string() && x->get_string().empty())
+                                if (auto* x = po.if_contains(k);
+                                    x && x->is_string() && x->get_string().empty())
                                     po.erase(k);
                         }
                 wj["signature"] = std::move(s);
@@ -204,7 +232,8 @@ merged_workload merge_inferred(const json::object& given, const json::value& ans
             // Which scalars are floating point (their values go to float_values).
             std::set<std::string> floats;
             if (const auto* sig = wj.if_contains("signature"); sig && sig->is_object())
-                if (const auto* params = sig->get_object().if_contains("params"); params && params->is_array())
+                if (const auto* params = sig->get_object().if_contains("params");
+                    params && params->is_array())
                     for (const auto& p : params->get_array())
                         if (p.is_object())
                         {
@@ -299,8 +328,10 @@ std::vector<std::string> check_inferred_cases(const workload& w)
         }
     }
     if (odd < 2)
-        problems.push_back("cases: need at least two correctness cases of odd size (some size value odd and > 1, e.g. "
-                           "37 or 129), found " + std::to_string(odd));
+        problems.push_back(
+            "cases: need at least two correctness cases of odd size (some size value odd and > 1, e.g. "
+            "37 or 129), found " +
+            std::to_string(odd));
     if (perf < 1)
         problems.push_back("cases: need at least one performance case (role \"performance\")");
     return problems;
@@ -334,10 +365,11 @@ std::vector<std::string> check_reference_load(const json::object& load_response)
             for (const auto& kv : nf->get_object())
                 if (kv.value().is_number() && kv.value().to_number<double>() > 0)
                     problems.push_back("case '" + name + "': the reference produced " +
-                                       std::to_string(kv.value().to_number<std::int64_t>()) + " NaN/Inf values in '" +
-                                       std::string(kv.key()) + "'");
+                                       std::to_string(kv.value().to_number<std::int64_t>()) +
+                                       " NaN/Inf values in '" + std::string(kv.key()) + "'");
         if (const auto* d = r.if_contains("depends_on_inputs"); d && d->is_bool() && !d->get_bool())
-            problems.push_back("case '" + name + "': the reference output does not depend on the inputs (it is the same "
+            problems.push_back("case '" + name +
+                               "': the reference output does not depend on the inputs (it is the same "
                                "for two different input sets)");
     }
     return problems;
@@ -368,18 +400,20 @@ boost::asio::awaitable<inference_result> infer_workload(model_client& client,
     req.reasoning_effort = settings.reasoning_effort;
     req.max_output_tokens = settings.max_output_tokens;
     req.schema = output_schema{"workload_inference", inference_json_schema(), true};
-    req.messages.push_back(message::system(
-        std::string(prompts::inference_system()) +
-        (structured ? "\n\nAnswer with the JSON object only." : "\n\nAnswer with the JSON object in a ```json block.")));
+    req.messages.push_back(
+        message::system(std::string(prompts::inference_system()) +
+                        (structured ? "\n\nAnswer with the JSON object only."
+                                    : "\n\nAnswer with the JSON object in a ```json block.")));
     req.messages.push_back(message::user(
-        "[warpsmith task=infer]\n\n" +
-        prompts::fill_template(prompts::inference_task(), {{"description", request.description},
-                                                           {"given", given_text},
-                                                           {"needed", joined(result.inferred, ", ")}})));
+        "[warpsmith task=infer]\n\n" + prompts::fill_template(prompts::inference_task(),
+                                                              {{"description", request.description},
+                                                               {"given", given_text},
+                                                               {"needed", joined(result.inferred, ", ")}})));
 
     std::optional<json::object> merged;
     std::optional<workload> loaded;
-    answer_validator validate = [&](const model_response& resp) {
+    answer_validator validate = [&](const model_response& resp)
+    {
         std::vector<std::string> problems;
         merged.reset();
         loaded.reset();
@@ -408,7 +442,8 @@ boost::asio::awaitable<inference_result> infer_workload(model_client& client,
             merged = std::move(m.json);
         return problems;
     };
-    repair_renderer repair = [](const std::vector<std::string>& problems) {
+    repair_renderer repair = [](const std::vector<std::string>& problems)
+    {
         std::string list;
         for (const auto& p : problems)
             list += "- " + p + "\n";
@@ -419,20 +454,24 @@ boost::asio::awaitable<inference_result> infer_workload(model_client& client,
     for (int attempt = 1; attempt <= settings.max_attempts; ++attempt)
     {
         result.attempts = attempt;
-        auto outcome = co_await run_exchange(client, req, nullptr, validate, repair, report_usage, records, settings.exchange);
+        auto outcome = co_await run_exchange(
+            client, req, nullptr, validate, repair, report_usage, records, settings.exchange);
         result.usage += outcome.usage;
         result.records.insert(result.records.end(), outcome.records.begin(), outcome.records.end());
         if (!outcome.accepted)
         {
             if (outcome.stop_reason == "budget")
-                throw user_error("the token or cost budget ran out while inferring the workload from --description");
+                throw user_error(
+                    "the token or cost budget ran out while inferring the workload from --description");
             if (outcome.stop_reason == "refused")
                 throw user_error("the model refused to infer the workload: " + outcome.refusal);
-            throw user_error("no usable workload could be inferred from --description: " + joined(outcome.problems, "; "));
+            throw user_error("no usable workload could be inferred from --description: " +
+                             joined(outcome.problems, "; "));
         }
         problems.clear();
         json::object check{{"attempt", attempt}};
-        auto compile_one = [&](const kernel_source& k, const std::string& name) {
+        auto compile_one = [&](const kernel_source& k, const std::string& name)
+        {
             compile_request cr;
             cr.source = k.source;
             cr.entry = k.entry;
@@ -443,7 +482,8 @@ boost::asio::awaitable<inference_result> infer_workload(model_client& client,
         auto ref_out = co_await compile(compile_one(loaded->reference, "reference"));
         check["reference_compiled"] = ref_out.compiled;
         if (!ref_out.compiled)
-            problems.push_back("the reference does not compile: " + ref_out.error + "\n" + log_excerpt(ref_out.log, 1500));
+            problems.push_back("the reference does not compile: " + ref_out.error + "\n" +
+                               log_excerpt(ref_out.log, 1500));
         if (loaded->initial)
         {
             auto init_out = co_await compile(compile_one(*loaded->initial, "initial"));

@@ -30,7 +30,8 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 /// The JSON schema of the inference answer ("workload_inference").
 boost::json::object inference_json_schema();
@@ -41,7 +42,7 @@ struct inference_request
     /// The workload JSON assembled from what the user gave (may be empty): "signature",
     /// "launch", "tolerance", "cases", "reference_source", "initial_source", ...
     boost::json::object given;
-    std::filesystem::path dir = ".";   ///< Relative paths in `given` resolve here.
+    std::filesystem::path dir = ".";  ///< Relative paths in `given` resolve here.
 };
 
 /// The parts that must be inferred: "signature", "cases", "reference", "initial".
@@ -54,7 +55,8 @@ struct merged_workload
     std::optional<boost::json::object> json;
     std::vector<std::string> problems;
 };
-merged_workload merge_inferred(const boost::json::object& given, const boost::json::value& answer,
+merged_workload merge_inferred(const boost::json::object& given,
+                               const boost::json::value& answer,
                                const std::string& description);
 
 /// Problems of the cases (rule 2 above); empty when fine.
@@ -73,22 +75,22 @@ using load_function = std::function<boost::asio::awaitable<boost::json::object>(
 
 struct inference_settings
 {
-    int max_attempts = 3;           ///< Rounds of compile/run checks.
+    int max_attempts = 3;  ///< Rounds of compile/run checks.
     exchange_settings exchange{0, 2};
     bool stream = false;
     std::string reasoning_effort;
     std::optional<int> max_output_tokens;
-    std::string arch = "sm_90";     ///< For the compile checks.
+    std::string arch = "sm_90";  ///< For the compile checks.
 };
 
 struct inference_result
 {
-    boost::json::object workload_json;   ///< Self-contained (sources inline).
-    std::vector<std::string> inferred;   ///< The parts that were inferred.
+    boost::json::object workload_json;  ///< Self-contained (sources inline).
+    std::vector<std::string> inferred;  ///< The parts that were inferred.
     std::vector<std::string> records;
     token_usage usage;
     int attempts = 0;
-    boost::json::array checks;           ///< What was checked, per attempt (for workload/inference.json).
+    boost::json::array checks;  ///< What was checked, per attempt (for workload/inference.json).
 };
 
 /// Runs the inference. load may be empty (no GPU check; the search's own start still runs the

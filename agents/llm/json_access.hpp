@@ -13,7 +13,8 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith::llm::detail {
+namespace warpsmith::llm::detail
+{
 
 inline const boost::json::value* find(const boost::json::object& o, std::string_view key)
 {

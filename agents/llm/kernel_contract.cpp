@@ -3,7 +3,8 @@
 #include <cctype>
 #include <regex>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 std::string strip_comments(std::string_view s)
 {
@@ -22,57 +23,58 @@ std::string strip_comments(std::string_view s)
         const char n = i + 1 < out.size() ? out[i + 1] : '\0';
         switch (state)
         {
-        case st::code:
-            if (c == '/' && n == '/')
-            {
-                state = st::line_comment;
-                out[i] = ' ';
-            }
-            else if (c == '/' && n == '*')
-            {
-                state = st::block_comment;
-                out[i] = out[i + 1] = ' ';
-                ++i;
-            }
-            else if (c == '"')
-                state = st::string_lit;
-            else if (c == '\'')
-                state = st::char_lit;
-            break;
-        case st::line_comment:
-            if (c == '\n')
-                state = st::code;
-            else
-                out[i] = ' ';
-            break;
-        case st::block_comment:
-            if (c == '*' && n == '/')
-            {
-                out[i] = out[i + 1] = ' ';
-                ++i;
-                state = st::code;
-            }
-            else if (c != '\n')
-                out[i] = ' ';
-            break;
-        case st::string_lit:
-            if (c == '\\')
-                ++i;
-            else if (c == '"' || c == '\n')
-                state = st::code;
-            break;
-        case st::char_lit:
-            if (c == '\\')
-                ++i;
-            else if (c == '\'' || c == '\n')
-                state = st::code;
-            break;
+            case st::code:
+                if (c == '/' && n == '/')
+                {
+                    state = st::line_comment;
+                    out[i] = ' ';
+                }
+                else if (c == '/' && n == '*')
+                {
+                    state = st::block_comment;
+                    out[i] = out[i + 1] = ' ';
+                    ++i;
+                }
+                else if (c == '"')
+                    state = st::string_lit;
+                else if (c == '\'')
+                    state = st::char_lit;
+                break;
+            case st::line_comment:
+                if (c == '\n')
+                    state = st::code;
+                else
+                    out[i] = ' ';
+                break;
+            case st::block_comment:
+                if (c == '*' && n == '/')
+                {
+                    out[i] = out[i + 1] = ' ';
+                    ++i;
+                    state = st::code;
+                }
+                else if (c != '\n')
+                    out[i] = ' ';
+                break;
+            case st::string_lit:
+                if (c == '\\')
+                    ++i;
+                else if (c == '"' || c == '\n')
+                    state = st::code;
+                break;
+            case st::char_lit:
+                if (c == '\\')
+                    ++i;
+                else if (c == '\'' || c == '\n')
+                    state = st::code;
+                break;
         }
     }
     return out;
 }
 
-namespace {
+namespace
+{
 
 /// Byte ranges of `extern "C" { ... }` blocks.
 std::vector<std::pair<std::size_t, std::size_t>> extern_c_blocks(const std::string& code)
@@ -147,8 +149,8 @@ std::vector<kernel_decl> kernels(const std::string& code)
                 while (b > pos && ident_char(code[b - 1]))
                     --b;
                 const std::string id = code.substr(b, e - b);
-                if (id == "__launch_bounds__" || id == "__attribute__" || id == "__align__" || id == "alignas" ||
-                    id == "__maxnreg__" || id == "__cluster_dims__")
+                if (id == "__launch_bounds__" || id == "__attribute__" || id == "__align__" ||
+                    id == "alignas" || id == "__maxnreg__" || id == "__cluster_dims__")
                 {
                     int depth = 0;
                     for (; i < code.size(); ++i)
@@ -222,11 +224,12 @@ std::vector<std::string> check_kernel_contract(std::string_view source, std::str
     }
     else if (!found_c)
         problems.push_back("the entry '" + std::string(entry) +
-                           "' is not declared extern \"C\" (write: extern \"C\" __global__ void " + std::string(entry) +
-                           "(...)), so its name would be mangled");
+                           "' is not declared extern \"C\" (write: extern \"C\" __global__ void " +
+                           std::string(entry) + "(...)), so its name would be mangled");
     if (code.find("<<<") != std::string::npos)
-        problems.push_back("kernel_source launches a kernel (<<<...>>>): dynamic parallelism and host code are not "
-                           "allowed; the harness launches the entry with your launch plan");
+        problems.push_back(
+            "kernel_source launches a kernel (<<<...>>>): dynamic parallelism and host code are not "
+            "allowed; the harness launches the entry with your launch plan");
     static const std::regex main_fn(R"(\bint\s+main\s*\()");
     if (std::regex_search(code, main_fn))
         problems.push_back("kernel_source contains host code (a main function); give device code only");

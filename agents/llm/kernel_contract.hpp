@@ -9,7 +9,8 @@
 #include <string_view>
 #include <vector>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 /// The source with comments replaced by spaces (string and character literals kept), line
 /// structure preserved.

@@ -10,14 +10,16 @@
 #include <algorithm>
 #include <cstdio>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 namespace json = boost::json;
 namespace fs = std::filesystem;
 using detail::int_or;
 using detail::string_or;
 
-namespace {
+namespace
+{
 
 std::string safe_purpose(const std::string& p)
 {
@@ -60,10 +62,12 @@ std::string mask_numbers(std::string_view text)
             out += text[i++];
             continue;
         }
-        while (i < text.size() && (digit(text[i]) || (text[i] == '.' && i + 1 < text.size() && digit(text[i + 1]))))
+        while (i < text.size() &&
+               (digit(text[i]) || (text[i] == '.' && i + 1 < text.size() && digit(text[i + 1]))))
             ++i;
         if (i + 1 < text.size() && (text[i] == 'e' || text[i] == 'E') &&
-            (digit(text[i + 1]) || ((text[i + 1] == '-' || text[i + 1] == '+') && i + 2 < text.size() && digit(text[i + 2]))))
+            (digit(text[i + 1]) ||
+             ((text[i + 1] == '-' || text[i + 1] == '+') && i + 2 < text.size() && digit(text[i + 2]))))
         {
             i += 2;
             while (i < text.size() && digit(text[i]))
@@ -90,17 +94,21 @@ std::string request_digest(const model_request& req)
     return b.hex();
 }
 
-json::object make_record(int seq, const model_request& req, const model_response* resp, const exchange_trace& trace)
+json::object make_record(int seq,
+                         const model_request& req,
+                         const model_response* resp,
+                         const exchange_trace& trace)
 {
-    json::object timestamps{{"send", format_time(trace.t_send)},
-                            {"first_byte", trace.t_first_byte ? json::value(format_time(*trace.t_first_byte))
-                                                              : json::value(nullptr)},
-                            {"complete", format_time(trace.t_complete)}};
-    auto ms = [&](std::chrono::system_clock::time_point t) {
-        return std::chrono::duration<double, std::milli>(t - trace.t_send).count();
-    };
-    json::object latency{{"first_byte", trace.t_first_byte ? json::value(ms(*trace.t_first_byte)) : json::value(nullptr)},
-                         {"complete", ms(trace.t_complete)}};
+    json::object timestamps{
+        {"send", format_time(trace.t_send)},
+        {"first_byte",
+         trace.t_first_byte ? json::value(format_time(*trace.t_first_byte)) : json::value(nullptr)},
+        {"complete", format_time(trace.t_complete)}};
+    auto ms = [&](std::chrono::system_clock::time_point t)
+    { return std::chrono::duration<double, std::milli>(t - trace.t_send).count(); };
+    json::object latency{
+        {"first_byte", trace.t_first_byte ? json::value(ms(*trace.t_first_byte)) : json::value(nullptr)},
+        {"complete", ms(trace.t_complete)}};
     json::array calls;
     if (resp)
         for (const auto& c : resp->tool_calls)
@@ -158,7 +166,9 @@ void record_writer::store(const std::string& file, const json::object& rec)
     write_json_file(dir_ / file, v);
 }
 
-std::string record_writer::write(const model_request& req, const model_response* resp, const exchange_trace& trace)
+std::string record_writer::write(const model_request& req,
+                                 const model_response* resp,
+                                 const exchange_trace& trace)
 {
     const int seq = next_seq_++;
     const auto file = record_file_name(seq, req.branch, req.iteration, req.purpose);
@@ -193,11 +203,11 @@ void record_writer::attach_tool_results(const std::string& file, json::array res
     store(file, it->second);
 }
 
-std::function<std::string(const model_request&, const model_response*, const exchange_trace&)> record_writer::observer()
+std::function<std::string(const model_request&, const model_response*, const exchange_trace&)>
+record_writer::observer()
 {
-    return [this](const model_request& req, const model_response* resp, const exchange_trace& trace) {
-        return write(req, resp, trace);
-    };
+    return [this](const model_request& req, const model_response* resp, const exchange_trace& trace)
+    { return write(req, resp, trace); };
 }
 
 std::vector<recorded_exchange> read_records(const fs::path& dir)
@@ -213,8 +223,8 @@ std::vector<recorded_exchange> read_records(const fs::path& dir)
             continue;
         const auto v = read_json_file(e.path());
         if (!v.is_object() || string_or(v, "format") != record_format)
-            throw user_error(e.path().string() + ": not a warpsmith llm record (format '" + std::string(record_format) +
-                             "')");
+            throw user_error(e.path().string() + ": not a warpsmith llm record (format '" +
+                             std::string(record_format) + "')");
         recorded_exchange r;
         r.seq = static_cast<int>(int_or(v, "seq"));
         r.branch = static_cast<int>(int_or(v, "branch", -1));

@@ -26,12 +26,15 @@
 #include <string_view>
 #include <vector>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 inline constexpr const char* record_format = "warpsmith-llm-record/1";
 
 /// The record of one exchange as JSON (not yet redacted).
-boost::json::object make_record(int seq, const model_request& req, const model_response* resp,
+boost::json::object make_record(int seq,
+                                const model_request& req,
+                                const model_response* resp,
                                 const exchange_trace& trace);
 
 /// The file name of a record: "0007-b2-i3-propose.json", "0001-inference-infer.json".

@@ -12,7 +12,8 @@
 #include <functional>
 #include <string>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 /// Called once per exchange when it ends, successfully (response non-null) or not (trace.error
 /// set). Returns the name of the record written for it ("" when nothing was written); the client
@@ -53,7 +54,9 @@ public:
     void set_observer(exchange_observer obs) { observer_ = std::move(obs); }
 
 protected:
-    std::string notify(const model_request& req, const model_response* resp, const exchange_trace& trace) const
+    std::string notify(const model_request& req,
+                       const model_response* resp,
+                       const exchange_trace& trace) const
     {
         return observer_ ? observer_(req, resp, trace) : std::string();
     }

@@ -5,7 +5,8 @@
 #include <cstdio>
 #include <ctime>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 namespace json = boost::json;
 using detail::find;
@@ -16,10 +17,14 @@ std::string_view to_string(role r)
 {
     switch (r)
     {
-    case role::system: return "system";
-    case role::user: return "user";
-    case role::assistant: return "assistant";
-    case role::tool: return "tool";
+        case role::system:
+            return "system";
+        case role::user:
+            return "user";
+        case role::assistant:
+            return "assistant";
+        case role::tool:
+            return "tool";
     }
     return "user";
 }
@@ -80,7 +85,10 @@ message message::from_json(const json::value& v)
 {
     message m;
     const auto r = string_or(v, "role", "user");
-    m.role = r == "system" ? role::system : r == "assistant" ? role::assistant : r == "tool" ? role::tool : role::user;
+    m.role = r == "system"      ? role::system
+             : r == "assistant" ? role::assistant
+             : r == "tool"      ? role::tool
+                                : role::user;
     m.content = string_or(v, "content");
     if (const auto* calls = detail::find_array(v, "tool_calls"))
         for (const auto& c : *calls)
@@ -157,8 +165,16 @@ std::string format_time(std::chrono::system_clock::time_point t)
     std::tm tm{};
     gmtime_r(&secs, &tm);
     char buf[80];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                  tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
+    std::snprintf(buf,
+                  sizeof buf,
+                  "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+                  tm.tm_year + 1900,
+                  tm.tm_mon + 1,
+                  tm.tm_mday,
+                  tm.tm_hour,
+                  tm.tm_min,
+                  tm.tm_sec,
+                  static_cast<int>(ms % 1000));
     return buf;
 }
 

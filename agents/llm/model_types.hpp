@@ -19,13 +19,14 @@
 #include <string_view>
 #include <vector>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 /// A function call the model asked for. `arguments` is the JSON text the model wrote (it may be
 /// malformed; the tool executor reports that back to the model).
 struct tool_call
 {
-    std::string id;         ///< call_id (Responses) / tool_calls[].id (Chat Completions).
+    std::string id;  ///< call_id (Responses) / tool_calls[].id (Chat Completions).
     std::string name;
     std::string arguments;
 
@@ -71,62 +72,62 @@ struct tool_definition
 /// Structured output: the answer must be one JSON document matching `schema`.
 struct output_schema
 {
-    std::string name;              ///< [A-Za-z0-9_-], e.g. "kernel_proposal".
+    std::string name;  ///< [A-Za-z0-9_-], e.g. "kernel_proposal".
     boost::json::object schema;
-    bool strict = true;            ///< OpenAI strict mode (every property required, no extras).
+    bool strict = true;  ///< OpenAI strict mode (every property required, no extras).
 };
 
 struct model_request
 {
     std::string model;
-    std::vector<message> messages;             ///< A leading system message becomes instructions.
-    std::vector<tool_definition> tools;        ///< Empty: no tools offered.
-    bool tools_disabled = false;               ///< Tools stay declared but may not be called
-                                               ///< (tool_choice "none"): the conversation already
-                                               ///< holds calls, so the declarations must remain.
-    std::optional<output_schema> schema;       ///< Structured output when the provider supports it.
-    std::string reasoning_effort;              ///< "" = not sent; "minimal", "low", "medium", "high".
+    std::vector<message> messages;        ///< A leading system message becomes instructions.
+    std::vector<tool_definition> tools;   ///< Empty: no tools offered.
+    bool tools_disabled = false;          ///< Tools stay declared but may not be called
+                                          ///< (tool_choice "none"): the conversation already
+                                          ///< holds calls, so the declarations must remain.
+    std::optional<output_schema> schema;  ///< Structured output when the provider supports it.
+    std::string reasoning_effort;         ///< "" = not sent; "minimal", "low", "medium", "high".
     std::optional<int> max_output_tokens;
     bool stream = false;
 
     // Bookkeeping for the llm/ records and for replay (never sent to the API).
-    int branch = -1;                           ///< -1: not a branch (workload inference).
+    int branch = -1;  ///< -1: not a branch (workload inference).
     int iteration = 0;
-    std::string purpose;                       ///< "propose", "repair", "crossover", "infer", ...
+    std::string purpose;  ///< "propose", "repair", "crossover", "infer", ...
 };
 
 /// The wire-level trace of one exchange (what llm/ records keep besides the parsed response).
 struct exchange_trace
 {
-    std::string provider;                      ///< "openai", "openai-chat", "replay".
-    std::string url;                           ///< Full URL, never with credentials.
-    std::string request_headers;               ///< format_headers_redacted().
-    boost::json::value request_body;           ///< As sent.
-    boost::json::value response_body;          ///< Whole body (non-streamed), parsed when JSON.
-    boost::json::array events;                 ///< Streamed: {"t_ms", "event", "data"} per SSE event.
+    std::string provider;              ///< "openai", "openai-chat", "replay".
+    std::string url;                   ///< Full URL, never with credentials.
+    std::string request_headers;       ///< format_headers_redacted().
+    boost::json::value request_body;   ///< As sent.
+    boost::json::value response_body;  ///< Whole body (non-streamed), parsed when JSON.
+    boost::json::array events;         ///< Streamed: {"t_ms", "event", "data"} per SSE event.
     unsigned status = 0;
     int attempts = 0;
     std::chrono::system_clock::time_point t_send{};
     std::optional<std::chrono::system_clock::time_point> t_first_byte;
     std::chrono::system_clock::time_point t_complete{};
-    std::string error;                         ///< One line when the exchange failed.
+    std::string error;  ///< One line when the exchange failed.
 };
 
 struct model_response
 {
     std::string id;
     std::string model;
-    std::string text;                          ///< Concatenated output text.
-    std::string refusal;                       ///< Non-empty when the model refused.
+    std::string text;     ///< Concatenated output text.
+    std::string refusal;  ///< Non-empty when the model refused.
     std::vector<tool_call> tool_calls;
     /// "completed", "incomplete" (output limit or content filter; see incomplete_reason),
     /// "failed".
     std::string status = "completed";
     std::string incomplete_reason;
-    token_usage usage;                         ///< cost_usd filled from the price table.
-    boost::json::array output_items;           ///< Responses API: the raw output items.
+    token_usage usage;                ///< cost_usd filled from the price table.
+    boost::json::array output_items;  ///< Responses API: the raw output items.
     exchange_trace trace;
-    std::string record;                        ///< llm/ record file name, "" when not recorded.
+    std::string record;  ///< llm/ record file name, "" when not recorded.
 
     /// The parsed part (no trace), as kept in records and re-served by replay.
     boost::json::object to_json() const;

@@ -4,7 +4,8 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 namespace json = boost::json;
 
@@ -33,7 +34,8 @@ void price_table::apply(const json::value& doc, std::string_view origin)
 {
     const std::string o(origin);
     if (!doc.is_object())
-        throw user_error(o + ": a price table must be a JSON object {\"models\": {NAME: {\"input\", \"output\", ...}}}");
+        throw user_error(
+            o + ": a price table must be a JSON object {\"models\": {NAME: {\"input\", \"output\", ...}}}");
     const auto* models = doc.get_object().if_contains("models");
     if (!models || !models->is_object())
         throw user_error(o + ": 'models' is missing or not an object (USD per 1M tokens per model)");
@@ -117,8 +119,9 @@ json::object price_table::to_json() const
 {
     json::object models;
     for (const auto& [name, p] : prices_)
-        models[name] = json::object{
-            {"input", p.input_per_mtok}, {"cached_input", p.cached_input_per_mtok}, {"output", p.output_per_mtok}};
+        models[name] = json::object{{"input", p.input_per_mtok},
+                                    {"cached_input", p.cached_input_per_mtok},
+                                    {"output", p.output_per_mtok}};
     return json::object{{"models", std::move(models)}};
 }
 
@@ -141,7 +144,8 @@ json::object usage_ledger::to_json() const
     json::object br;
     for (const auto& [b, u] : branches_)
         br[b < 0 ? std::string("inference") : std::to_string(b)] = usage_to_json(u);
-    return json::object{{"total", usage_to_json(total_)}, {"requests", requests_}, {"branches", std::move(br)}};
+    return json::object{
+        {"total", usage_to_json(total_)}, {"requests", requests_}, {"branches", std::move(br)}};
 }
 
 usage_ledger usage_ledger::from_json(const json::value& v)

@@ -23,7 +23,8 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 struct model_price
 {

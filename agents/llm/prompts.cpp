@@ -1,6 +1,7 @@
 #include "agents/llm/prompts.hpp"
 
-namespace warpsmith::llm::prompts {
+namespace warpsmith::llm::prompts
+{
 
 std::string_view system_role()
 {

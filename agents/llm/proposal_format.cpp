@@ -9,11 +9,13 @@
 
 #include <cctype>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 json::object string_array_schema()
 {
@@ -34,14 +36,20 @@ std::string kind_name(const json::value& v)
 {
     switch (v.kind())
     {
-    case json::kind::null: return "null";
-    case json::kind::bool_: return "a boolean";
-    case json::kind::int64:
-    case json::kind::uint64:
-    case json::kind::double_: return "a number";
-    case json::kind::string: return "a string";
-    case json::kind::array: return "an array";
-    case json::kind::object: return "an object";
+        case json::kind::null:
+            return "null";
+        case json::kind::bool_:
+            return "a boolean";
+        case json::kind::int64:
+        case json::kind::uint64:
+        case json::kind::double_:
+            return "a number";
+        case json::kind::string:
+            return "a string";
+        case json::kind::array:
+            return "an array";
+        case json::kind::object:
+            return "an object";
     }
     return "a value";
 }
@@ -56,11 +64,14 @@ std::string trim(std::string_view s)
 }
 
 /// Normalizes a launch object (strings or integers; absent shared_bytes) and checks it.
-std::optional<launch_plan> read_launch(const json::value& v, const std::string& where, std::vector<std::string>& problems)
+std::optional<launch_plan> read_launch(const json::value& v,
+                                       const std::string& where,
+                                       std::vector<std::string>& problems)
 {
     if (!v.is_object())
     {
-        problems.push_back(where + ": must be an object {\"grid\", \"block\", \"shared_bytes\"}, got " + kind_name(v));
+        problems.push_back(where + ": must be an object {\"grid\", \"block\", \"shared_bytes\"}, got " +
+                           kind_name(v));
         return std::nullopt;
     }
     json::object norm;
@@ -76,14 +87,16 @@ std::optional<launch_plan> read_launch(const json::value& v, const std::string& 
         }
         if (!a->is_array())
         {
-            problems.push_back(where + "." + dim + ": must be an array of 1 to 3 expressions, got " + kind_name(*a));
+            problems.push_back(where + "." + dim + ": must be an array of 1 to 3 expressions, got " +
+                               kind_name(*a));
             ok = false;
             continue;
         }
         const auto& arr = a->get_array();
         if (arr.empty() || arr.size() > 3)
         {
-            problems.push_back(where + "." + dim + ": expected 1 to 3 expressions, got " + std::to_string(arr.size()));
+            problems.push_back(where + "." + dim + ": expected 1 to 3 expressions, got " +
+                               std::to_string(arr.size()));
             ok = false;
             continue;
         }
@@ -92,13 +105,16 @@ std::optional<launch_plan> read_launch(const json::value& v, const std::string& 
         {
             if (arr[i].is_string() || arr[i].is_int64() || arr[i].is_uint64())
                 out.push_back(arr[i]);
-            else if (arr[i].is_double() && arr[i].get_double() == static_cast<double>(static_cast<std::int64_t>(arr[i].get_double())))
+            else if (arr[i].is_double() &&
+                     arr[i].get_double() ==
+                         static_cast<double>(static_cast<std::int64_t>(arr[i].get_double())))
                 out.push_back(static_cast<std::int64_t>(arr[i].get_double()));
             else
             {
-                problems.push_back(where + "." + dim + "[" + std::to_string(i) +
-                                   "]: must be an integer expression (a string like \"ceil_div(N,16)\"), got " +
-                                   kind_name(arr[i]));
+                problems.push_back(
+                    where + "." + dim + "[" + std::to_string(i) +
+                    "]: must be an integer expression (a string like \"ceil_div(N,16)\"), got " +
+                    kind_name(arr[i]));
                 ok = false;
             }
         }
@@ -169,11 +185,12 @@ json::object launch_json_schema()
 
 json::object proposal_json_schema()
 {
-    json::object override_item{{"type", "object"},
-                               {"additionalProperties", false},
-                               {"required", json::array{"case", "launch"}},
-                               {"properties",
-                                json::object{{"case", json::object{{"type", "string"}}}, {"launch", launch_json_schema()}}}};
+    json::object override_item{
+        {"type", "object"},
+        {"additionalProperties", false},
+        {"required", json::array{"case", "launch"}},
+        {"properties",
+         json::object{{"case", json::object{{"type", "string"}}}, {"launch", launch_json_schema()}}}};
     json::object define_item{{"type", "object"},
                              {"additionalProperties", false},
                              {"required", json::array{"name", "value"}},
@@ -184,15 +201,22 @@ json::object proposal_json_schema()
         {"type", "object"},
         {"additionalProperties", false},
         {"required",
-         json::array{"rationale", "kernel_source", "entry", "launch", "per_case_overrides", "compile_options", "defines"}},
+         json::array{"rationale",
+                     "kernel_source",
+                     "entry",
+                     "launch",
+                     "per_case_overrides",
+                     "compile_options",
+                     "defines"}},
         {"properties",
-         json::object{{"rationale", json::object{{"type", "string"}}},
-                      {"kernel_source", json::object{{"type", "string"}}},
-                      {"entry", json::object{{"type", "string"}}},
-                      {"launch", launch_json_schema()},
-                      {"per_case_overrides", json::object{{"type", "array"}, {"items", std::move(override_item)}}},
-                      {"compile_options", string_array_schema()},
-                      {"defines", json::object{{"type", "array"}, {"items", std::move(define_item)}}}}}};
+         json::object{
+             {"rationale", json::object{{"type", "string"}}},
+             {"kernel_source", json::object{{"type", "string"}}},
+             {"entry", json::object{{"type", "string"}}},
+             {"launch", launch_json_schema()},
+             {"per_case_overrides", json::object{{"type", "array"}, {"items", std::move(override_item)}}},
+             {"compile_options", string_array_schema()},
+             {"defines", json::object{{"type", "array"}, {"items", std::move(define_item)}}}}}};
 }
 
 std::vector<std::pair<std::string, std::string>> fenced_blocks(std::string_view text)
@@ -282,15 +306,17 @@ parsed_answer parse_answer_text(std::string_view text)
             out.problem = "the answer is not valid JSON (" + ec.message() + ")";
         }
         else
-            out.problem = json_problem.empty()
-                              ? "the answer holds neither a JSON object nor a ```cuda block with a ```json block"
-                              : json_problem;
+            out.problem =
+                json_problem.empty()
+                    ? "the answer holds neither a JSON object nor a ```cuda block with a ```json block"
+                    : json_problem;
         return out;
     }
     if (!doc)
     {
-        out.problem = json_problem.empty() ? "the answer has a ```cuda block but no ```json block with entry and launch"
-                                           : json_problem;
+        out.problem = json_problem.empty()
+                          ? "the answer has a ```cuda block but no ```json block with entry and launch"
+                          : json_problem;
         return out;
     }
     if (!doc->is_object())
@@ -369,19 +395,22 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
 
     const auto* launch = o.if_contains("launch");
     if (!launch)
-        problems.push_back("launch: missing ({\"grid\": [...], \"block\": [...], \"shared_bytes\": \"...\"})");
+        problems.push_back(
+            "launch: missing ({\"grid\": [...], \"block\": [...], \"shared_bytes\": \"...\"})");
     else if (auto plan = read_launch(*launch, "launch", problems))
         c.launch = *plan;
 
     if (const auto* ov = o.if_contains("per_case_overrides"); ov && !ov->is_null())
     {
-        auto add_override = [&](const std::string& case_name, const json::value& lv, const std::string& where) {
+        auto add_override = [&](const std::string& case_name, const json::value& lv, const std::string& where)
+        {
             if (!w.find_case(case_name))
             {
                 std::string names;
                 for (const auto& wc : w.cases)
                     names += (names.empty() ? "" : ", ") + wc.name;
-                problems.push_back(where + ": there is no case named '" + case_name + "' (cases: " + names + ")");
+                problems.push_back(where + ": there is no case named '" + case_name + "' (cases: " + names +
+                                   ")");
                 return;
             }
             if (auto plan = read_launch(lv, where + ".launch", problems))
@@ -404,10 +433,12 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
         else if (ov->is_object())
         {
             for (const auto& kv : ov->get_object())
-                add_override(std::string(kv.key()), kv.value(), "per_case_overrides." + std::string(kv.key()));
+                add_override(
+                    std::string(kv.key()), kv.value(), "per_case_overrides." + std::string(kv.key()));
         }
         else
-            problems.push_back("per_case_overrides: must be an array of {\"case\", \"launch\"}, got " + kind_name(*ov));
+            problems.push_back("per_case_overrides: must be an array of {\"case\", \"launch\"}, got " +
+                               kind_name(*ov));
     }
 
     if (const auto* opts = o.if_contains("compile_options"); opts && !opts->is_null())
@@ -437,7 +468,8 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
 
     if (const auto* defs = o.if_contains("defines"); defs && !defs->is_null())
     {
-        auto add_define = [&](const std::string& name, const json::value& value, const std::string& where) {
+        auto add_define = [&](const std::string& name, const json::value& value, const std::string& where)
+        {
             if (!is_identifier(name))
             {
                 problems.push_back(where + ": '" + name + "' is not a valid macro name");
@@ -446,7 +478,8 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
             const auto x = read_int(value);
             if (!x)
             {
-                problems.push_back(where + ": the value of " + name + " must be an integer, got " + kind_name(value));
+                problems.push_back(where + ": the value of " + name + " must be an integer, got " +
+                                   kind_name(value));
                 return;
             }
             c.defines.insert_or_assign(name, *x);
@@ -501,7 +534,8 @@ proposal_check read_proposal(std::string_view text, const workload& w)
 
 json::object proposal_document(const candidate& c, const std::string& rationale)
 {
-    auto plan_json = [](const launch_plan& p) {
+    auto plan_json = [](const launch_plan& p)
+    {
         json::object l = p.to_json().as_object();
         return l;
     };

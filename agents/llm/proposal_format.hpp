@@ -37,7 +37,8 @@
 #include <string_view>
 #include <vector>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 /// The JSON schema of a proposal ("kernel_proposal").
 boost::json::object proposal_json_schema();
@@ -60,8 +61,8 @@ std::vector<std::pair<std::string, std::string>> fenced_blocks(std::string_view 
 
 struct proposal_check
 {
-    std::optional<proposal> prop;          ///< Set when there are no problems.
-    std::vector<std::string> problems;     ///< One sentence each, naming the field.
+    std::optional<proposal> prop;       ///< Set when there are no problems.
+    std::vector<std::string> problems;  ///< One sentence each, naming the field.
 };
 
 /// Validates a proposal document against the schema's substance, the kernel contract

@@ -7,7 +7,8 @@
 
 #include <system_error>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 void throw_protocol_error(const std::string& what)
 {

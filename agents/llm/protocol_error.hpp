@@ -11,7 +11,8 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 /// Throws std::system_error(errc::llm_protocol) with `what` as its message.
 [[noreturn]] void throw_protocol_error(const std::string& what);

@@ -4,9 +4,11 @@
 #include "agents/llm/responses_mapping.hpp"
 #include "harness/core/error.hpp"
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
-namespace {
+namespace
+{
 
 bool contains(const std::string& haystack, std::string_view needle)
 {
@@ -22,7 +24,8 @@ std::string lower(std::string s)
 
 }  // namespace
 
-std::exception_ptr map_status_failure(const http::http_status_error& e, const endpoint_context& ctx,
+std::exception_ptr map_status_failure(const http::http_status_error& e,
+                                      const endpoint_context& ctx,
                                       const redactor& redact)
 {
     const auto status = e.status();
@@ -34,40 +37,45 @@ std::exception_ptr map_status_failure(const http::http_status_error& e, const en
             "the API key was rejected by " + ctx.base_url + " (" + detail + ")" +
             (ctx.key_source.empty() ? "; no key was sent (--api-key-env names the variable)"
                                     : "; it came from " + ctx.key_source)));
-    const bool model_problem = code == "model_not_found" || (contains(lower(msg), "model") &&
-                                                             (contains(lower(msg), "not found") ||
-                                                              contains(lower(msg), "does not exist")));
+    const bool model_problem = code == "model_not_found" ||
+                               (contains(lower(msg), "model") && (contains(lower(msg), "not found") ||
+                                                                  contains(lower(msg), "does not exist")));
     if (status == 404 || (status == 400 && code == "model_not_found"))
     {
         if (model_problem)
-            return std::make_exception_ptr(fatal_provider_error("model '" + ctx.model + "' is not available at " +
-                                                                ctx.base_url + " (" + detail + "); check --model"));
+            return std::make_exception_ptr(fatal_provider_error("model '" + ctx.model +
+                                                                "' is not available at " + ctx.base_url +
+                                                                " (" + detail + "); check --model"));
         return std::make_exception_ptr(fatal_provider_error(
             ctx.base_url + " has no " + (ctx.provider == "openai" ? "/responses" : "/chat/completions") +
             " endpoint (" + detail + "); check --base-url" +
-            (ctx.provider == "openai" ? " or use --provider openai-chat for a Chat Completions server" : "")));
+            (ctx.provider == "openai" ? " or use --provider openai-chat for a Chat Completions server"
+                                      : "")));
     }
     if (status == 429 && (code == "insufficient_quota" || contains(lower(msg), "quota")))
-        return std::make_exception_ptr(
-            fatal_provider_error("the account behind the API key has no quota left at " + ctx.base_url + " (" + detail + ")"));
-    return std::make_exception_ptr(std::system_error(make_error_code(errc::http_status),
-                                                     redact.apply(std::string_view(e.what())) + " (" + detail + ")"));
+        return std::make_exception_ptr(fatal_provider_error(
+            "the account behind the API key has no quota left at " + ctx.base_url + " (" + detail + ")"));
+    return std::make_exception_ptr(std::system_error(
+        make_error_code(errc::http_status), redact.apply(std::string_view(e.what())) + " (" + detail + ")"));
 }
 
-std::exception_ptr map_transport_failure(const std::system_error& e, const endpoint_context& ctx,
+std::exception_ptr map_transport_failure(const std::system_error& e,
+                                         const endpoint_context& ctx,
                                          const redactor& redact)
 {
     const std::string what = redact.apply(std::string_view(e.what()));
     if (contains(what, "certificate verify failed"))
         return std::make_exception_ptr(fatal_provider_error(
             "the TLS certificate of " + ctx.base_url + " does not verify: " + what +
-            (ctx.loopback ? "; for a local server with a self-signed certificate add --insecure-local" : "")));
+            (ctx.loopback ? "; for a local server with a self-signed certificate add --insecure-local"
+                          : "")));
     if (contains(what, "TLS handshake"))
-        return std::make_exception_ptr(fatal_provider_error("cannot talk TLS to " + ctx.base_url + ": " + what +
-                                                            (ctx.loopback ? " (is the server plain http?)" : "")));
+        return std::make_exception_ptr(
+            fatal_provider_error("cannot talk TLS to " + ctx.base_url + ": " + what +
+                                 (ctx.loopback ? " (is the server plain http?)" : "")));
     if (contains(what, "connection refused"))
-        return std::make_exception_ptr(fatal_provider_error("cannot reach " + ctx.base_url +
-                                                            ": connection refused (is the server running?): " + what));
+        return std::make_exception_ptr(fatal_provider_error(
+            "cannot reach " + ctx.base_url + ": connection refused (is the server running?): " + what));
     if (contains(what, "host name not found"))
         return std::make_exception_ptr(
             fatal_provider_error("cannot reach " + ctx.base_url + ": host name not found; check --base-url"));

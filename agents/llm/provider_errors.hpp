@@ -12,12 +12,13 @@
 #include <string>
 #include <system_error>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 struct endpoint_context
 {
-    std::string provider;    ///< "openai", "openai-chat".
-    std::string base_url;    ///< As configured (printable).
+    std::string provider;  ///< "openai", "openai-chat".
+    std::string base_url;  ///< As configured (printable).
     std::string model;
     std::string key_source;  ///< Where the key came from ("" when none was sent).
     bool loopback = false;   ///< The base URL is a loopback host.
@@ -25,13 +26,15 @@ struct endpoint_context
 
 /// A final non-2xx answer -> fatal_provider_error for 401/403/404/insufficient quota, else a
 /// std::system_error(errc::http_status) naming the status and the server's message. Both redacted.
-std::exception_ptr map_status_failure(const http::http_status_error& e, const endpoint_context& ctx,
+std::exception_ptr map_status_failure(const http::http_status_error& e,
+                                      const endpoint_context& ctx,
                                       const redactor& redact);
 
 /// A transport failure -> fatal_provider_error for connection refused, host not found and TLS
 /// certificate failures; otherwise the same error with a redacted message (timeouts, resets,
 /// truncation are not fatal: the next proposal may succeed).
-std::exception_ptr map_transport_failure(const std::system_error& e, const endpoint_context& ctx,
+std::exception_ptr map_transport_failure(const std::system_error& e,
+                                         const endpoint_context& ctx,
                                          const redactor& redact);
 
 }  // namespace warpsmith::llm

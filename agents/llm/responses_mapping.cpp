@@ -8,7 +8,8 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 namespace json = boost::json;
 using detail::find;
@@ -17,11 +18,13 @@ using detail::find_object;
 using detail::int_or;
 using detail::string_or;
 
-namespace {
+namespace
+{
 
 json::value parse_event_data(const http::sse_event& ev)
 {
-    return parse_wire_json(ev.data, "the Responses stream sent an event '" + ev.event + "' whose data is not JSON");
+    return parse_wire_json(ev.data,
+                           "the Responses stream sent an event '" + ev.event + "' whose data is not JSON");
 }
 
 }  // namespace
@@ -37,29 +40,33 @@ json::object build_responses_body(const model_request& req)
         const auto& m = req.messages[i];
         switch (m.role)
         {
-        case role::system:
-            if (!instructions.empty())
-                instructions += "\n\n";
-            instructions += m.content;
-            break;
-        case role::user: input.push_back(json::object{{"role", "user"}, {"content", m.content}}); break;
-        case role::assistant:
-            if (!m.provider_items.empty())
-            {
-                for (const auto& item : m.provider_items)
-                    input.push_back(item);
+            case role::system:
+                if (!instructions.empty())
+                    instructions += "\n\n";
+                instructions += m.content;
                 break;
-            }
-            if (!m.content.empty())
-                input.push_back(json::object{{"role", "assistant"}, {"content", m.content}});
-            for (const auto& c : m.tool_calls)
+            case role::user:
+                input.push_back(json::object{{"role", "user"}, {"content", m.content}});
+                break;
+            case role::assistant:
+                if (!m.provider_items.empty())
+                {
+                    for (const auto& item : m.provider_items)
+                        input.push_back(item);
+                    break;
+                }
+                if (!m.content.empty())
+                    input.push_back(json::object{{"role", "assistant"}, {"content", m.content}});
+                for (const auto& c : m.tool_calls)
+                    input.push_back(json::object{{"type", "function_call"},
+                                                 {"call_id", c.id},
+                                                 {"name", c.name},
+                                                 {"arguments", c.arguments}});
+                break;
+            case role::tool:
                 input.push_back(json::object{
-                    {"type", "function_call"}, {"call_id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
-            break;
-        case role::tool:
-            input.push_back(
-                json::object{{"type", "function_call_output"}, {"call_id", m.tool_call_id}, {"output", m.content}});
-            break;
+                    {"type", "function_call_output"}, {"call_id", m.tool_call_id}, {"output", m.content}});
+                break;
         }
     }
     if (!instructions.empty())
@@ -98,7 +105,7 @@ model_response parse_responses_body(const json::value& v)
     const auto* output = find_array(v, "output");
     if (!v.is_object() || (!output && !find(v, "status")))
         throw_protocol_error("the Responses API answered with JSON that is not a response object: " +
-                       http::one_line_excerpt(json::serialize(v), 200));
+                             http::one_line_excerpt(json::serialize(v), 200));
     model_response r;
     r.id = string_or(v, "id");
     r.model = string_or(v, "model");
@@ -132,9 +139,9 @@ model_response parse_responses_body(const json::value& v)
                     }
             }
             else if (type == "function_call")
-                r.tool_calls.push_back(
-                    tool_call{string_or(item, "call_id", string_or(item, "id")), string_or(item, "name"),
-                              string_or(item, "arguments")});
+                r.tool_calls.push_back(tool_call{string_or(item, "call_id", string_or(item, "id")),
+                                                 string_or(item, "name"),
+                                                 string_or(item, "arguments")});
         }
     }
     if (const auto* u = find_object(v, "usage"))
@@ -159,8 +166,9 @@ void responses_stream::on_event(const http::sse_event& ev)
     {
         const auto* e = find_object(v, "error");
         const json::value& src = e ? json::value(*e) : v;
-        throw_protocol_error("the Responses stream reported an error: " + string_or(src, "message", "(no message)") +
-                       (string_or(src, "code").empty() ? "" : " [" + string_or(src, "code") + "]"));
+        throw_protocol_error(
+            "the Responses stream reported an error: " + string_or(src, "message", "(no message)") +
+            (string_or(src, "code").empty() ? "" : " [" + string_or(src, "code") + "]"));
     }
     if (type == "response.output_text.delta")
         partial_text_ += string_or(v, "delta");

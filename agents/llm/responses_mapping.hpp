@@ -13,15 +13,16 @@
 // {"type": "function", ...}; schema -> text.format {"type": "json_schema", ...}; reasoning effort
 // -> reasoning.effort; max_output_tokens as is.
 
-#include "agents/llm/model_types.hpp"
 #include "agents/http/sse_parser.hpp"
+#include "agents/llm/model_types.hpp"
 
 #include <boost/json/object.hpp>
 
 #include <optional>
 #include <string>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 boost::json::object build_responses_body(const model_request& req);
 

@@ -24,7 +24,8 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 class tool_executor
 {
@@ -42,7 +43,8 @@ std::vector<tool_definition> kernel_tool_definitions(bool nvidia_docs);
 boost::json::object device_summary(const boost::json::object& device);
 
 /// The history tool's answer for one candidate.
-boost::json::object candidate_details(const evaluated_candidate& c, const std::map<std::string, double>& reference_us);
+boost::json::object candidate_details(const evaluated_candidate& c,
+                                      const std::map<std::string, double>& reference_us);
 
 /// The first lines of a compile log that matter (errors first), at most max_bytes.
 std::string log_excerpt(const std::string& log, std::size_t max_bytes = 2500);
@@ -58,8 +60,8 @@ struct kernel_tools_context
     boost::json::object device;
     const std::vector<evaluated_candidate>* history = nullptr;  ///< The engine's, read at call time.
     std::map<std::string, double> reference_median_us;
-    strategy_services* services = nullptr;                      ///< Null: compile answers an error.
-    std::string arch;                                            ///< "" -> the engine decides.
+    strategy_services* services = nullptr;  ///< Null: compile answers an error.
+    std::string arch;                       ///< "" -> the engine decides.
     bool nvidia_docs = false;
     std::filesystem::path guidance_dir;
 };
@@ -68,7 +70,10 @@ class kernel_tools final : public tool_executor
 {
 public:
     explicit kernel_tools(kernel_tools_context ctx) : ctx_(std::move(ctx)) {}
-    std::vector<tool_definition> definitions() const override { return kernel_tool_definitions(ctx_.nvidia_docs); }
+    std::vector<tool_definition> definitions() const override
+    {
+        return kernel_tool_definitions(ctx_.nvidia_docs);
+    }
     boost::asio::awaitable<std::string> execute(const tool_call& call) override;
 
 private:

@@ -2,11 +2,13 @@
 
 #include "harness/core/error.hpp"
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 using factory = provider_strategy (*)(const provider_options&, const workload&, boost::asio::any_io_executor);
 
@@ -147,7 +149,8 @@ provider_options provider_options::from_config(const json::object& config, std::
     {
         const auto* l = config.if_contains("llm");
         if (!l || !l->is_object())
-            throw user_error(std::string(origin) + ": 'config.llm' is missing; cannot resume --provider " + o.name);
+            throw user_error(std::string(origin) + ": 'config.llm' is missing; cannot resume --provider " +
+                             o.name);
         o.llm = llm_options::from_json(*l, origin);
         o.strategy = o.llm.strategy;
     }
@@ -155,7 +158,8 @@ provider_options provider_options::from_config(const json::object& config, std::
     {
         const auto* t = config.if_contains("tune");
         if (!t || !t->is_object() || !t->get_object().contains("strategy"))
-            throw user_error(std::string(origin) + ": 'config.tune' is missing; cannot resume --provider autotune");
+            throw user_error(std::string(origin) +
+                             ": 'config.tune' is missing; cannot resume --provider autotune");
         o.tune = autotune_options::from_json(t->get_object());
         o.strategy = o.tune.strategy;
     }
@@ -170,7 +174,9 @@ std::vector<provider_info> providers()
     return out;
 }
 
-provider_strategy make_strategy(const provider_options& opts, const workload& w, boost::asio::any_io_executor ex)
+provider_strategy make_strategy(const provider_options& opts,
+                                const workload& w,
+                                boost::asio::any_io_executor ex)
 {
     const row* r = find_row(opts.name);
     if (!r)
@@ -181,8 +187,8 @@ provider_strategy make_strategy(const provider_options& opts, const workload& w,
         throw user_error("--provider " + opts.name + ": unknown provider (known: " + joined(known) + ")");
     }
     if (!opts.strategy.empty() && r->strategies.empty())
-        throw user_error("--strategy is an option of the model providers and of autotune, not of --provider " +
-                         opts.name);
+        throw user_error(
+            "--strategy is an option of the model providers and of autotune, not of --provider " + opts.name);
     return r->make(opts, w, std::move(ex));
 }
 

@@ -30,7 +30,8 @@
 #include <string_view>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct provider_options
 {
@@ -90,6 +91,8 @@ struct provider_strategy
 /// unknown provider (listing the known ones), a missing or conflicting option ("--provider
 /// scripted needs --candidates DIR", --strategy for a provider without strategies, an unknown
 /// strategy), a model provider without its key, a workload autotune cannot tune.
-provider_strategy make_strategy(const provider_options& opts, const workload& w, boost::asio::any_io_executor ex);
+provider_strategy make_strategy(const provider_options& opts,
+                                const workload& w,
+                                boost::asio::any_io_executor ex);
 
 }  // namespace warpsmith

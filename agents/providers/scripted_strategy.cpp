@@ -9,15 +9,18 @@
 
 #include <algorithm>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace asio = boost::asio;
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
-namespace {
+namespace
+{
 
-constexpr std::string_view sidecar_keys[] = {"entry", "launch", "overrides", "defines", "options", "rationale"};
+constexpr std::string_view sidecar_keys[] = {
+    "entry", "launch", "overrides", "defines", "options", "rationale"};
 
 proposal load_candidate(const workload& w, const fs::path& cu, const std::string& file)
 {
@@ -75,9 +78,10 @@ scripted_strategy::scripted_strategy(const workload& w, scripted_options opts) :
         throw user_error("--candidates " + opts_.dir.string() + ": " + ec.message());
     if (files.empty())
         throw user_error("--candidates " + opts_.dir.string() + ": no .cu files");
-    std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
-        return a.filename().string() < b.filename().string();
-    });
+    std::sort(files.begin(),
+              files.end(),
+              [](const fs::path& a, const fs::path& b)
+              { return a.filename().string() < b.filename().string(); });
     for (const auto& f : files)
     {
         const auto name = f.filename().string();
@@ -87,7 +91,8 @@ scripted_strategy::scripted_strategy(const workload& w, scripted_options opts) :
 
 std::size_t scripted_strategy::remaining() const
 {
-    return static_cast<std::size_t>(std::count_if(entries_.begin(), entries_.end(), [](const entry& e) { return !e.used; }));
+    return static_cast<std::size_t>(
+        std::count_if(entries_.begin(), entries_.end(), [](const entry& e) { return !e.used; }));
 }
 
 asio::awaitable<std::optional<proposal>> scripted_strategy::propose(proposal_context ctx)

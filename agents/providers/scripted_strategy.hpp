@@ -24,7 +24,8 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// How a provider waits out a simulated latency. Empty: an Asio steady timer on the awaiting
 /// coroutine's executor. Tests and the pipeline benchmark bind a virtual or scaled clock here.

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <regex>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 double device_num(const json::object& d, const char* k, double fallback)
 {
@@ -45,9 +47,9 @@ std::int64_t threads_bucket(std::int64_t t)
 std::string kernel_features::key() const
 {
     return "smem=" + std::to_string(shared_memory ? 1 : 0) + " vec=" + std::to_string(vector_width) +
-           " rt=" + std::to_string(register_tiling ? 1 : 0) + " db=" + std::to_string(double_buffering ? 1 : 0) +
-           " tc=" + std::to_string(tensor_cores ? 1 : 0) + " occ=" + occupancy_bucket(occupancy) +
-           " thr=" + std::to_string(threads_bucket(block_threads));
+           " rt=" + std::to_string(register_tiling ? 1 : 0) +
+           " db=" + std::to_string(double_buffering ? 1 : 0) + " tc=" + std::to_string(tensor_cores ? 1 : 0) +
+           " occ=" + occupancy_bucket(occupancy) + " thr=" + std::to_string(threads_bucket(block_threads));
 }
 
 int kernel_features::distance(const kernel_features& o) const
@@ -74,7 +76,10 @@ json::object kernel_features::to_json() const
                         {"key", key()}};
 }
 
-double estimate_occupancy(std::int64_t threads, int registers, std::int64_t shared_bytes, const json::object& device)
+double estimate_occupancy(std::int64_t threads,
+                          int registers,
+                          std::int64_t shared_bytes,
+                          const json::object& device)
 {
     if (threads <= 0)
         return 0;
@@ -96,7 +101,9 @@ double estimate_occupancy(std::int64_t threads, int registers, std::int64_t shar
     return std::min(1.0, blocks * warps * 32 / max_threads_sm);
 }
 
-kernel_features extract_features(const candidate& cand, const resource_usage& res, const workload& w,
+kernel_features extract_features(const candidate& cand,
+                                 const resource_usage& res,
+                                 const workload& w,
                                  const json::object& device)
 {
     kernel_features f;
@@ -116,12 +123,14 @@ kernel_features extract_features(const candidate& cand, const resource_usage& re
     f.shared_memory = std::regex_search(code, shared) || res.static_shared_bytes > 0;
     f.vector_width = std::regex_search(code, vec4) ? 4 : std::regex_search(code, vec2) ? 2 : 1;
     // Thread-local arrays: declarations at statement start that are not __shared__.
-    for (auto it = std::sregex_iterator(code.begin(), code.end(), local_array); it != std::sregex_iterator(); ++it)
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), local_array); it != std::sregex_iterator();
+         ++it)
     {
         const auto line_start = code.rfind('\n', static_cast<std::size_t>(it->position()) + 1);
         const auto line_end = code.find('\n', static_cast<std::size_t>(it->position()) + 1);
-        const auto line = code.substr(line_start == std::string::npos ? 0 : line_start,
-                                      line_end == std::string::npos ? std::string::npos : line_end - line_start);
+        const auto line =
+            code.substr(line_start == std::string::npos ? 0 : line_start,
+                        line_end == std::string::npos ? std::string::npos : line_end - line_start);
         if (line.find("__shared__") == std::string::npos && line.find("__constant__") == std::string::npos)
         {
             f.register_tiling = true;

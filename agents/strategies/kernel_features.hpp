@@ -25,7 +25,8 @@
 
 #include <string>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct kernel_features
 {
@@ -36,9 +37,9 @@ struct kernel_features
     bool tensor_cores = false;
     bool warp_shuffle = false;
     std::int64_t block_threads = 0;
-    std::int64_t shared_bytes = 0;   ///< static + dynamic, for the first performance case.
+    std::int64_t shared_bytes = 0;  ///< static + dynamic, for the first performance case.
     int registers = 0;
-    double occupancy = 0;            ///< 0..1, 0 when unknown.
+    double occupancy = 0;  ///< 0..1, 0 when unknown.
 
     /// A coarse bucket key: "smem=1 vec=4 rt=1 db=0 tc=0 occ=mid thr=256".
     std::string key() const;
@@ -47,12 +48,18 @@ struct kernel_features
     boost::json::object to_json() const;
 };
 
-kernel_features extract_features(const candidate& cand, const resource_usage& res, const workload& w,
+kernel_features extract_features(const candidate& cand,
+                                 const resource_usage& res,
+                                 const workload& w,
                                  const boost::json::object& device);
-kernel_features extract_features(const evaluated_candidate& c, const workload& w, const boost::json::object& device);
+kernel_features extract_features(const evaluated_candidate& c,
+                                 const workload& w,
+                                 const boost::json::object& device);
 
 /// Occupancy (0..1) from threads per block, registers per thread and shared bytes per block.
-double estimate_occupancy(std::int64_t threads, int registers, std::int64_t shared_bytes,
+double estimate_occupancy(std::int64_t threads,
+                          int registers,
+                          std::int64_t shared_bytes,
                           const boost::json::object& device);
 
 }  // namespace warpsmith

@@ -21,33 +21,35 @@
 #include <string>
 #include <string_view>
 
-namespace CLI {
+namespace CLI
+{
 class App;
 }
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// openai, openai-chat, replay.
 bool is_llm_provider(std::string_view provider);
 
 struct llm_options
 {
-    std::string provider;                  ///< --provider
-    std::string model;                     ///< --model ("" = gpt-5-mini for openai)
-    std::string reasoning_effort;          ///< --reasoning-effort ("" = medium for openai)
-    std::string base_url;                  ///< --base-url
-    std::string strategy = "refine";       ///< refine|beam|evolve (--strategy, set by the registry)
+    std::string provider;                        ///< --provider
+    std::string model;                           ///< --model ("" = gpt-5-mini for openai)
+    std::string reasoning_effort;                ///< --reasoning-effort ("" = medium for openai)
+    std::string base_url;                        ///< --base-url
+    std::string strategy = "refine";             ///< refine|beam|evolve (--strategy, set by the registry)
     std::string api_key_env = "OPENAI_API_KEY";  ///< --api-key-env
-    bool insecure_local = false;           ///< --insecure-local
-    std::string price_table;               ///< --price-table FILE
-    std::string replay_from;               ///< --replay-from RUN
-    bool no_stream = false;                ///< --no-stream
-    std::string structured_output = "auto";  ///< --structured-output auto|schema|fenced
-    double request_timeout_s = 600;        ///< --llm-timeout
-    int max_tool_rounds = 4;               ///< --max-tool-rounds
-    bool nvidia_research = false;          ///< --nvidia-research (the nvidia_docs tool)
-    std::uint64_t seed = 0;                ///< From --seed.
-    int branches = 1;                      ///< From --branches / --async: the concurrency cap.
+    bool insecure_local = false;                 ///< --insecure-local
+    std::string price_table;                     ///< --price-table FILE
+    std::string replay_from;                     ///< --replay-from RUN
+    bool no_stream = false;                      ///< --no-stream
+    std::string structured_output = "auto";      ///< --structured-output auto|schema|fenced
+    double request_timeout_s = 600;              ///< --llm-timeout
+    int max_tool_rounds = 4;                     ///< --max-tool-rounds
+    bool nvidia_research = false;                ///< --nvidia-research (the nvidia_docs tool)
+    std::uint64_t seed = 0;                      ///< From --seed.
+    int branches = 1;                            ///< From --branches / --async: the concurrency cap.
 
     // Not flags (tests).
     std::optional<std::filesystem::path> extra_ca_file;
@@ -90,6 +92,8 @@ struct model_client_bundle
 model_client_bundle make_model_client(const llm_options& o, boost::asio::any_io_executor ex);
 
 /// Builds the strategy on a client (make_model_client) for --strategy.
-std::unique_ptr<llm_strategy> make_llm_strategy(const llm_options& o, const model_client_bundle& b, const workload& w);
+std::unique_ptr<llm_strategy> make_llm_strategy(const llm_options& o,
+                                                const model_client_bundle& b,
+                                                const workload& w);
 
 }  // namespace warpsmith

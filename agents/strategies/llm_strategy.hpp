@@ -34,22 +34,23 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct llm_strategy_options
 {
-    std::string kind = "refine";          ///< refine, beam, evolve
+    std::string kind = "refine";  ///< refine, beam, evolve
     std::uint64_t seed = 0;
     bool stream = true;
-    std::string reasoning_effort;         ///< "" = not sent.
+    std::string reasoning_effort;  ///< "" = not sent.
     std::optional<int> max_output_tokens;
-    llm::exchange_settings exchange;      ///< Tool rounds, answer repairs.
+    llm::exchange_settings exchange;  ///< Tool rounds, answer repairs.
     bool tools = true;
     bool nvidia_docs = false;
     std::filesystem::path guidance_dir;
-    int recent_failures = 4;              ///< Failures shown per round.
+    int recent_failures = 4;  ///< Failures shown per round.
     // evolve
-    int islands = 0;                      ///< 0: max(1, min(4, branches / 2)).
+    int islands = 0;  ///< 0: max(1, min(4, branches / 2)).
     double crossover_rate = 0.3;
     int migration_interval = 3;
 };
@@ -67,7 +68,9 @@ class llm_strategy : public strategy
 {
 public:
     /// redact: the secrets to keep out of records (the API key); may be null.
-    llm_strategy(std::shared_ptr<llm::model_client> client, llm_strategy_options opts, const workload& w,
+    llm_strategy(std::shared_ptr<llm::model_client> client,
+                 llm_strategy_options opts,
+                 const workload& w,
                  std::shared_ptr<const llm::redactor> redact);
     ~llm_strategy() override;
 
@@ -130,7 +133,8 @@ public:
 
 /// refine, beam or evolve; user_error for another name.
 std::unique_ptr<llm_strategy> make_llm_strategy_of_kind(std::shared_ptr<llm::model_client> client,
-                                                        llm_strategy_options opts, const workload& w,
+                                                        llm_strategy_options opts,
+                                                        const workload& w,
                                                         std::shared_ptr<const llm::redactor> redact);
 
 /// The seed of a round's generator: a mix of (seed, branch, iteration).

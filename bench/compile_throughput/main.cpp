@@ -35,7 +35,8 @@ using warpsmith::compile_pool_options;
 using warpsmith::compile_request;
 using warpsmith::worker_launch;
 
-namespace {
+namespace
+{
 
 // A small tiled GEMM: enough template-free code that NVRTC and ptxas do real work (tens of ms).
 constexpr const char* kernel_source = R"(
@@ -102,8 +103,8 @@ asio::awaitable<void> compile_one(compile_pool& pool, compile_request r, measure
     ++done;
 }
 
-asio::awaitable<void> run_batch(asio::io_context& ioc, compile_pool& pool, int first, int count,
-                                const std::string& arch, measurement& m)
+asio::awaitable<void> run_batch(
+    asio::io_context& ioc, compile_pool& pool, int first, int count, const std::string& arch, measurement& m)
 {
     int done = 0;
     for (int i = 0; i < count; ++i)
@@ -118,7 +119,8 @@ asio::awaitable<void> run_batch(asio::io_context& ioc, compile_pool& pool, int f
 
 measurement measure(const config& cfg, bool in_process, int workers, int variant_base)
 {
-    auto cache = fs::temp_directory_path() / ("warpsmith-bench-cache-" + std::to_string(std::random_device{}()));
+    auto cache =
+        fs::temp_directory_path() / ("warpsmith-bench-cache-" + std::to_string(std::random_device{}()));
     compile_pool_options opts;
     opts.workers = workers;
     opts.in_process = in_process;
@@ -130,7 +132,8 @@ measurement measure(const config& cfg, bool in_process, int workers, int variant
     measurement m;
     {
         compile_pool pool(ioc, launch, opts);
-        auto body = [&]() -> asio::awaitable<void> {
+        auto body = [&]() -> asio::awaitable<void>
+        {
             if (!in_process)
             {
                 // Start every worker process and let each pay its first NVRTC call off the clock.
@@ -156,9 +159,14 @@ measurement measure(const config& cfg, bool in_process, int workers, int variant
 
 void report(const char* mode, int workers, const measurement& m)
 {
-    std::printf("%-12s %3d %-9s %5d compiles in %7.2f s = %8.1f compiles/s", mode, workers,
-                workers == 1 ? (mode[0] == 'i' ? "thread" : "process") : (mode[0] == 'i' ? "threads" : "processes"),
-                m.compiled, m.seconds, m.seconds > 0 ? m.compiled / m.seconds : 0.0);
+    std::printf(
+        "%-12s %3d %-9s %5d compiles in %7.2f s = %8.1f compiles/s",
+        mode,
+        workers,
+        workers == 1 ? (mode[0] == 'i' ? "thread" : "process") : (mode[0] == 'i' ? "threads" : "processes"),
+        m.compiled,
+        m.seconds,
+        m.seconds > 0 ? m.compiled / m.seconds : 0.0);
     if (m.failed)
         std::printf("  (%d failed: %s)", m.failed, m.first_error.c_str());
     std::printf("\n");
@@ -173,7 +181,8 @@ int main(int argc, char** argv)
     for (int i = 1; i < argc; ++i)
     {
         std::string a = argv[i];
-        auto value = [&]() -> std::string {
+        auto value = [&]() -> std::string
+        {
             if (i + 1 >= argc)
             {
                 std::fprintf(stderr, "compile_throughput: %s needs a value\n", a.c_str());
@@ -193,9 +202,10 @@ int main(int argc, char** argv)
             cfg.in_process_only = true;
         else
         {
-            std::fprintf(stderr,
-                         "usage: compile_throughput [--kernels K] [--workers N] [--arch sm_90] [--worker PATH] "
-                         "[--in-process-only]\n");
+            std::fprintf(
+                stderr,
+                "usage: compile_throughput [--kernels K] [--workers N] [--arch sm_90] [--worker PATH] "
+                "[--in-process-only]\n");
             return 2;
         }
     }
@@ -204,8 +214,10 @@ int main(int argc, char** argv)
     if (cfg.kernels <= 0)
         cfg.kernels = 1;
 
-    std::printf("compile_throughput: %d distinct kernels per configuration, %s, N = %d\n", cfg.kernels,
-                cfg.arch.c_str(), cfg.workers);
+    std::printf("compile_throughput: %d distinct kernels per configuration, %s, N = %d\n",
+                cfg.kernels,
+                cfg.arch.c_str(),
+                cfg.workers);
     try
     {
         int base = 0;

@@ -39,7 +39,8 @@ namespace json = boost::json;
 namespace fs = std::filesystem;
 using namespace warpsmith;
 
-namespace {
+namespace
+{
 
 struct bench_config
 {
@@ -62,23 +63,34 @@ struct outcome
     double steady_busy = 0;
 };
 
-const char* kernel_body = "extern \"C\" __global__ void vadd(int n, const float* a, const float* b, float* c)\n"
-                          "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] + b[i];\n}\n";
+const char* kernel_body =
+    "extern \"C\" __global__ void vadd(int n, const float* a, const float* b, float* c)\n"
+    "{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) c[i] = a[i] + b[i];\n}\n";
 
 workload bench_workload()
 {
     json::object w{
         {"name", "vadd"},
         {"signature",
-         json::object{{"entry", "vadd"},
-                      {"params",
-                       json::array{json::object{{"name", "n"}, {"kind", "scalar"}, {"type", "int32"}},
-                                   json::object{{"name", "a"}, {"kind", "buffer"}, {"type", "float32"}, {"dir", "in"}, {"count", "n"}},
-                                   json::object{{"name", "b"}, {"kind", "buffer"}, {"type", "float32"}, {"dir", "in"}, {"count", "n"}},
-                                   json::object{{"name", "c"}, {"kind", "buffer"}, {"type", "float32"}, {"dir", "out"}, {"count", "n"}}}}}},
+         json::object{
+             {"entry", "vadd"},
+             {"params",
+              json::array{
+                  json::object{{"name", "n"}, {"kind", "scalar"}, {"type", "int32"}},
+                  json::object{
+                      {"name", "a"}, {"kind", "buffer"}, {"type", "float32"}, {"dir", "in"}, {"count", "n"}},
+                  json::object{
+                      {"name", "b"}, {"kind", "buffer"}, {"type", "float32"}, {"dir", "in"}, {"count", "n"}},
+                  json::object{{"name", "c"},
+                               {"kind", "buffer"},
+                               {"type", "float32"},
+                               {"dir", "out"},
+                               {"count", "n"}}}}}},
         {"cases",
-         json::array{json::object{{"name", "odd"}, {"role", "correctness"}, {"values", json::object{{"n", 1001}}}},
-                     json::object{{"name", "big"}, {"role", "performance"}, {"values", json::object{{"n", 1 << 22}}}}}},
+         json::array{
+             json::object{{"name", "odd"}, {"role", "correctness"}, {"values", json::object{{"n", 1001}}}},
+             json::object{
+                 {"name", "big"}, {"role", "performance"}, {"values", json::object{{"n", 1 << 22}}}}}},
         {"reference_source", std::string("// FAKE: median_us=200\n") + kernel_body},
         {"launch", json::object{{"grid", json::array{"ceil_div(n,256)"}}, {"block", json::array{256}}}}};
     return workload::from_json(w, fs::current_path(), "pipeline_bench workload");
@@ -117,7 +129,8 @@ outcome run_one(const bench_config& c, bool async, int n, bool use_virtual, cons
     else
         clock = std::make_unique<steady_clock_source>();
 
-    const auto dir = scratch / ((async ? "async-" : "barrier-") + std::to_string(n) + (use_virtual ? "-virtual" : ""));
+    const auto dir =
+        scratch / ((async ? "async-" : "barrier-") + std::to_string(n) + (use_virtual ? "-virtual" : ""));
     fs::create_directories(dir / "candidates");
     for (int i = 0; i < c.candidates; ++i)
     {
@@ -152,10 +165,12 @@ outcome run_one(const bench_config& c, bool async, int n, bool use_virtual, cons
 
     auto run = run_directory::create(dir / "results");
     journal_writer journal(run.journal_path(), 1);
-    search_engine engine(ioc, backend, strat, *clock, w, o, run, journal, json::object{{"tool", "pipeline_bench"}});
+    search_engine engine(
+        ioc, backend, strat, *clock, w, o, run, journal, json::object{{"tool", "pipeline_bench"}});
     std::optional<search_result> result;
     std::exception_ptr error;
-    auto done = [&](std::exception_ptr e, search_result r) {
+    auto done = [&](std::exception_ptr e, search_result r)
+    {
         error = e;
         if (!e)
             result = std::move(r);
@@ -221,7 +236,8 @@ int main(int argc, char** argv)
         for (int i = 1; i < argc; ++i)
         {
             const std::string a = argv[i];
-            auto next = [&]() -> std::string {
+            auto next = [&]() -> std::string
+            {
                 if (i + 1 >= argc)
                     throw user_error(a + " needs a value");
                 return argv[++i];
@@ -238,10 +254,11 @@ int main(int argc, char** argv)
                 c.virtual_clock_only = true;
             else if (a == "-h" || a == "--help")
             {
-                std::puts("pipeline_bench [--time-scale S] [--candidates K] [--branches 1,2,4,8] [--async 8,16] "
-                          "[--virtual]\n"
-                          "Latencies at scale 1: model 2 s, compile 100 ms, GPU 200 ms; one GPU.\n"
-                          "Example: pipeline_bench --time-scale 0.1");
+                std::puts(
+                    "pipeline_bench [--time-scale S] [--candidates K] [--branches 1,2,4,8] [--async 8,16] "
+                    "[--virtual]\n"
+                    "Latencies at scale 1: model 2 s, compile 100 ms, GPU 200 ms; one GPU.\n"
+                    "Example: pipeline_bench --time-scale 0.1");
                 return 0;
             }
             else
@@ -256,21 +273,43 @@ int main(int argc, char** argv)
         return 2;
     }
 
-    const auto scratch = fs::temp_directory_path() / ("pipeline-bench-" + std::to_string(std::random_device{}()));
-    std::printf("pipeline_bench: %d candidates; model %.3f s, compile %.3f s, GPU %.3f s per candidate; 1 GPU; %s clock\n",
-                c.candidates, c.model_s * c.scale, c.compile_s * c.scale, c.gpu_s * c.scale,
-                c.virtual_clock_only ? "virtual" : "real");
-    std::printf("%-8s %4s %6s %9s %9s %10s %12s %9s %11s\n", "mode", "B/N", "cands", "wall_s", "ideal_s", "wall/ideal",
-                "speedup_vs_1", "gpu_busy", "gpu_steady");
+    const auto scratch =
+        fs::temp_directory_path() / ("pipeline-bench-" + std::to_string(std::random_device{}()));
+    std::printf(
+        "pipeline_bench: %d candidates; model %.3f s, compile %.3f s, GPU %.3f s per candidate; 1 GPU; %s "
+        "clock\n",
+        c.candidates,
+        c.model_s * c.scale,
+        c.compile_s * c.scale,
+        c.gpu_s * c.scale,
+        c.virtual_clock_only ? "virtual" : "real");
+    std::printf("%-8s %4s %6s %9s %9s %10s %12s %9s %11s\n",
+                "mode",
+                "B/N",
+                "cands",
+                "wall_s",
+                "ideal_s",
+                "wall/ideal",
+                "speedup_vs_1",
+                "gpu_busy",
+                "gpu_steady");
     bool ok = true;
     double base = 0;
-    auto report = [&](const outcome& o) {
+    auto report = [&](const outcome& o)
+    {
         if (o.mode == "barrier" && o.n == 1)
             base = o.wall;
         const double ratio = o.wall / o.ideal;
-        std::printf("%-8s %4d %6d %9.3f %9.3f %10.3f %12s %8.1f%% %10.1f%%\n", o.mode.c_str(), o.n, o.candidates, o.wall,
-                    o.ideal, ratio, base > 0 ? (std::to_string(base / o.wall).substr(0, 5) + "x").c_str() : "-",
-                    100 * o.busy, 100 * o.steady_busy);
+        std::printf("%-8s %4d %6d %9.3f %9.3f %10.3f %12s %8.1f%% %10.1f%%\n",
+                    o.mode.c_str(),
+                    o.n,
+                    o.candidates,
+                    o.wall,
+                    o.ideal,
+                    ratio,
+                    base > 0 ? (std::to_string(base / o.wall).substr(0, 5) + "x").c_str() : "-",
+                    100 * o.busy,
+                    100 * o.steady_busy);
         std::fflush(stdout);
         if (ratio > 1.10)
         {
@@ -301,7 +340,8 @@ int main(int argc, char** argv)
     }
     std::error_code ec;
     fs::remove_all(scratch, ec);
-    std::printf("%s\n", ok ? "targets met: wall within 10% of ideal; GPU busy >= 95% when it is the bottleneck"
-                           : "targets NOT met");
+    std::printf("%s\n",
+                ok ? "targets met: wall within 10% of ideal; GPU busy >= 95% when it is the bottleneck"
+                   : "targets NOT met");
     return ok ? 0 : 1;
 }

@@ -147,14 +147,16 @@ std::string baseline_case_table(const json::object& summary, const workload& w, 
         if (with_reference)
         {
             const auto r = at_case(ref, c.name);
-            line += right(r ? fmt("%.2f", *r) : "-", 12) + right(best && r ? fmt("%.2fx", *r / *best) : "-", 9);
+            line +=
+                right(r ? fmt("%.2f", *r) : "-", 12) + right(best && r ? fmt("%.2fx", *r / *best) : "-", 9);
             if (best && r)
                 log_ref += std::log(*r / *best), ++n_ref;
         }
         if (!init.empty())
         {
             const auto i = at_case(init, c.name);
-            line += right(i ? fmt("%.2f", *i) : "-", 12) + right(best && i ? fmt("%.2fx", *i / *best) : "-", 9);
+            line +=
+                right(i ? fmt("%.2f", *i) : "-", 12) + right(best && i ? fmt("%.2fx", *i / *best) : "-", 9);
             if (best && i)
                 log_init += std::log(*i / *best), ++n_init;
         }
@@ -179,8 +181,9 @@ std::string baseline_case_table(const json::object& summary, const workload& w, 
     }
     if (with_reference && n > 1)
     {
-        std::string line = "  geomean" + std::string(name_w - 7, ' ') + right(fmt("%.2f", std::exp(log_best / n)), 12) +
-                           right("", 12) + right(n_ref ? fmt("%.2fx", std::exp(log_ref / n_ref)) : "-", 9);
+        std::string line = "  geomean" + std::string(name_w - 7, ' ') +
+                           right(fmt("%.2f", std::exp(log_best / n)), 12) + right("", 12) +
+                           right(n_ref ? fmt("%.2fx", std::exp(log_ref / n_ref)) : "-", 9);
         if (!init.empty())
             line += right("", 12) + right(n_init ? fmt("%.2fx", std::exp(log_init / n_init)) : "-", 9);
         out += line + "\n";

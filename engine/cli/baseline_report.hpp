@@ -58,6 +58,8 @@ boost::json::value best_roofline(const workload& w,
 ///
 ///     case          best (us)    ref (us)   vs ref     initial  vs init      cublas  vs cublas ...
 ///     big               94.00      200.00    2.13x      160.00    1.70x       50.00      0.53x ...
-std::string baseline_case_table(const boost::json::object& summary, const workload& w, bool with_reference = false);
+std::string baseline_case_table(const boost::json::object& summary,
+                                const workload& w,
+                                bool with_reference = false);
 
 }  // namespace warpsmith

@@ -3,24 +3,26 @@
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
 
-#include <CLI/CLI.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/signal_set.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace asio = boost::asio;
 
-namespace {
+namespace
+{
 
 void print_error(std::string_view message)
 {
@@ -34,10 +36,14 @@ spdlog::level::level_enum to_spdlog(log_level l)
 {
     switch (l)
     {
-    case log_level::debug: return spdlog::level::debug;
-    case log_level::info: return spdlog::level::info;
-    case log_level::warn: return spdlog::level::warn;
-    case log_level::error: return spdlog::level::err;
+        case log_level::debug:
+            return spdlog::level::debug;
+        case log_level::info:
+            return spdlog::level::info;
+        case log_level::warn:
+            return spdlog::level::warn;
+        case log_level::error:
+            return spdlog::level::err;
     }
     return spdlog::level::info;
 }
@@ -56,13 +62,15 @@ log_level parse_level(const std::string& name)
 /// The library's log seam goes to spdlog on stderr (stdout carries tables and JSON only).
 void bind_logging(log_level min)
 {
-    static std::shared_ptr<spdlog::logger> logger = [] {
+    static std::shared_ptr<spdlog::logger> logger = []
+    {
         auto l = spdlog::stderr_color_mt("warpsmith");
         l->set_pattern("%^[%H:%M:%S.%e %l]%$ %v");
         l->set_level(spdlog::level::debug);
         return l;
     }();
-    auto sink = [](log_level level, std::string_view message) { logger->log(to_spdlog(level), "{}", message); };
+    auto sink = [](log_level level, std::string_view message)
+    { logger->log(to_spdlog(level), "{}", message); };
     set_log_sink(sink, min);
 }
 
@@ -177,7 +185,8 @@ int run_async(std::function<asio::awaitable<int>(asio::io_context&)> body, grace
     bool interrupted = false;
 
     std::function<void(const boost::system::error_code&, int)> on_signal;
-    on_signal = [&](const boost::system::error_code& ec, int sig) {
+    on_signal = [&](const boost::system::error_code& ec, int sig)
+    {
         if (ec)
             return;
         if (interrupted)
@@ -195,14 +204,16 @@ int run_async(std::function<asio::awaitable<int>(asio::io_context&)> body, grace
         }
         else
         {
-            log_warn(std::string("interrupted (") + ::strsignal(sig) + "); stopping the workers. Again to abort at once.");
+            log_warn(std::string("interrupted (") + ::strsignal(sig) +
+                     "); stopping the workers. Again to abort at once.");
             cancel.emit(asio::cancellation_type::terminal);
         }
         signals.async_wait(on_signal);
     };
     signals.async_wait(on_signal);
 
-    auto on_done = [&](std::exception_ptr e, int value) {
+    auto on_done = [&](std::exception_ptr e, int value)
+    {
         error = e;
         result = value;
         boost::system::error_code ignored;
@@ -222,7 +233,8 @@ int run_async(std::function<asio::awaitable<int>(asio::io_context&)> body, grace
 
 CLI::Validator number_check(double min, bool strict)
 {
-    auto check = [min, strict](std::string& text) -> std::string {
+    auto check = [min, strict](std::string& text) -> std::string
+    {
         double x = 0;
         try
         {
@@ -246,11 +258,14 @@ CLI::Validator number_check(double min, bool strict)
 
 void worker_options::add_to(CLI::App& cmd)
 {
-    cmd.add_option("--worker", worker, "The warpsmith-worker binary (default: next to warpsmith, else on PATH)");
-    cmd.add_option("--worker-cmd", worker_cmd,
+    cmd.add_option(
+        "--worker", worker, "The warpsmith-worker binary (default: next to warpsmith, else on PATH)");
+    cmd.add_option("--worker-cmd",
+                   worker_cmd,
                    "Start the GPU worker through this command (run by /bin/sh); {device} is replaced by the "
                    "device index, else '--device K' is appended. E.g. 'ssh gpu7 warpsmith-worker'");
-    cmd.add_option("--worker-arg", worker_args,
+    cmd.add_option("--worker-arg",
+                   worker_args,
                    "One more argument for the worker (repeatable; write --worker-arg=--flag for flags)");
 }
 

@@ -20,12 +20,14 @@
 #include <string_view>
 #include <vector>
 
-namespace CLI {
+namespace CLI
+{
 class App;
 class Validator;
-}
+}  // namespace CLI
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// Parses argv with the commands add_commands registers and runs the chosen one; returns the
 /// process exit code.
@@ -39,8 +41,8 @@ void exit_with(int code);
 /// finalize the run). The command sets `stop` while it can stop that way and clears it after.
 struct graceful_interrupt
 {
-    std::string notice;         ///< Logged (warn) at the first Ctrl-C.
-    std::string abort_notice;   ///< Printed on stderr at the second, before exiting with 130.
+    std::string notice;        ///< Logged (warn) at the first Ctrl-C.
+    std::string abort_notice;  ///< Printed on stderr at the second, before exiting with 130.
     std::function<void()> stop;
 };
 
@@ -61,8 +63,8 @@ CLI::Validator number_check(double min, bool strict);
 /// How GPU commands start warpsmith-worker (SPEC §1 "Beyond one machine").
 struct worker_options
 {
-    std::string worker;                 ///< --worker PATH (default: next to warpsmith).
-    std::string worker_cmd;             ///< --worker-cmd 'ssh gpu7 warpsmith-worker'.
+    std::string worker;                    ///< --worker PATH (default: next to warpsmith).
+    std::string worker_cmd;                ///< --worker-cmd 'ssh gpu7 warpsmith-worker'.
     std::vector<std::string> worker_args;  ///< --worker-arg ARG (repeatable), appended to the argv.
 
     void add_to(CLI::App& cmd);

@@ -8,19 +8,21 @@
 // (results/eval-NNN) in engine/run/run_directory.hpp; what optimize and tune share in
 // engine/cli/search_session.hpp.
 
-namespace CLI {
+namespace CLI
+{
 class App;
 }
 
-namespace warpsmith {
+namespace warpsmith
+{
 
-void add_device_info_command(CLI::App& app);  ///< device_info_command.cpp
-void add_compile_command(CLI::App& app);      ///< compile_command.cpp
-void add_eval_command(CLI::App& app);         ///< eval_command.cpp
-void add_run_command(CLI::App& app);          ///< run_command.cpp
-void add_optimize_command(CLI::App& app);     ///< optimize_command.cpp
-void add_tune_command(CLI::App& app);         ///< tune_command.cpp
-void add_report_command(CLI::App& app);       ///< report_command.cpp
+void add_device_info_command(CLI::App& app);       ///< device_info_command.cpp
+void add_compile_command(CLI::App& app);           ///< compile_command.cpp
+void add_eval_command(CLI::App& app);              ///< eval_command.cpp
+void add_run_command(CLI::App& app);               ///< run_command.cpp
+void add_optimize_command(CLI::App& app);          ///< optimize_command.cpp
+void add_tune_command(CLI::App& app);              ///< tune_command.cpp
+void add_report_command(CLI::App& app);            ///< report_command.cpp
 void add_bench_strategies_command(CLI::App& app);  ///< bench_strategies_command.cpp
 
 }  // namespace warpsmith

@@ -6,21 +6,23 @@
 #include "engine/cli/kernel_entry.hpp"
 #include "harness/compile/compile_cache.hpp"
 #include "harness/compile/compile_options.hpp"
-#include "harness/core/error.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
+#include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 
-#include <CLI/CLI.hpp>
 #include <boost/json/value_from.hpp>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace fs = std::filesystem;
 
-namespace {
+namespace
+{
 
 struct compile_args
 {
@@ -47,14 +49,28 @@ std::string render(const compile_args& a, const compile_request& req, const comp
     std::string s;
     if (out.compiled)
     {
-        std::snprintf(line, sizeof line, "%s: compiled '%s' for %s in %.1f ms%s\n", a.kernel.c_str(), req.entry.c_str(),
-                      out.arch.c_str(), out.compile_ms, out.cache_hit ? " (cache hit)" : "");
+        std::snprintf(line,
+                      sizeof line,
+                      "%s: compiled '%s' for %s in %.1f ms%s\n",
+                      a.kernel.c_str(),
+                      req.entry.c_str(),
+                      out.arch.c_str(),
+                      out.compile_ms,
+                      out.cache_hit ? " (cache hit)" : "");
         s += line;
-        std::snprintf(line, sizeof line,
-                      "  registers %d, spill stores %d B, spill loads %d B, static shared %d B, local (stack) %d B, "
-                      "barriers %d, constant %d B, cubin %zu B\n",
-                      r.registers, r.spill_stores_bytes, r.spill_loads_bytes, r.static_shared_bytes,
-                      r.stack_frame_bytes, r.barriers, r.constant_bytes, out.cubin.size());
+        std::snprintf(
+            line,
+            sizeof line,
+            "  registers %d, spill stores %d B, spill loads %d B, static shared %d B, local (stack) %d B, "
+            "barriers %d, constant %d B, cubin %zu B\n",
+            r.registers,
+            r.spill_stores_bytes,
+            r.spill_loads_bytes,
+            r.static_shared_bytes,
+            r.stack_frame_bytes,
+            r.barriers,
+            r.constant_bytes,
+            out.cubin.size());
         s += line;
     }
     else
@@ -75,7 +91,8 @@ int compile_main(const compile_args& a)
     req.source = source;
     req.name = fs::path(a.kernel).filename().string();
     req.arch = a.arch;
-    req.entry = choose_entry(source, a.entry.empty() ? std::nullopt : std::optional<std::string>(a.entry), a.kernel);
+    req.entry =
+        choose_entry(source, a.entry.empty() ? std::nullopt : std::optional<std::string>(a.entry), a.kernel);
     for (const auto& d : a.defines)
         req.options.push_back("-D" + d);
     for (const auto& o : a.options)
@@ -115,17 +132,20 @@ void add_compile_command(CLI::App& app)
     CLI::App* cmd = app.add_subcommand("compile", "Compile a kernel with NVRTC to a cubin (no GPU needed)");
     cmd->add_option("KERNEL", args->kernel, "CUDA source file (device code, extern \"C\" entry)")->required();
     cmd->add_option("--arch", args->arch, "Target architecture: sm_90 (default), sm_90a, sm_100, ...");
-    cmd->add_option("--entry", args->entry,
+    cmd->add_option("--entry",
+                    args->entry,
                     "Entry point (default: the only extern \"C\" __global__ function in the file)");
     cmd->add_option("-D,--define", args->defines, "Preprocessor define NAME=V or NAME (repeatable)");
-    cmd->add_option("--option", args->options,
-                    "Allow-listed NVRTC option (repeatable; write --option=--use_fast_math)");
+    cmd->add_option(
+        "--option", args->options, "Allow-listed NVRTC option (repeatable; write --option=--use_fast_math)");
     cmd->add_flag("--json", args->json, "Print the compile output as JSON (without the cubin)");
     cmd->add_flag("--no-cache", args->no_cache, "Do not use the on-disk compile cache");
-    cmd->add_option("--cache-dir", args->cache_dir, "Compile cache directory (default: ~/.cache/warpsmith/compile)");
+    cmd->add_option(
+        "--cache-dir", args->cache_dir, "Compile cache directory (default: ~/.cache/warpsmith/compile)");
     cmd->add_option("-o,--output", args->output, "Write the cubin to this file");
-    cmd->footer("Example:\n  warpsmith compile sgemm.cu --arch sm_90 -D BM=128 --option=--use_fast_math\n"
-                "Exit codes: 0 compiled; 1 did not compile; 2 bad input (missing file, refused option).");
+    cmd->footer(
+        "Example:\n  warpsmith compile sgemm.cu --arch sm_90 -D BM=128 --option=--use_fast_math\n"
+        "Exit codes: 0 compiled; 1 did not compile; 2 bad input (missing file, refused option).");
     auto run = [args] { exit_with(compile_main(*args)); };
     cmd->callback(run);
 }

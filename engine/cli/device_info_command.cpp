@@ -5,18 +5,20 @@
 #include "engine/executors/gpu_executor.hpp"
 #include "harness/core/json_file.hpp"
 
-#include <CLI/CLI.hpp>
 #include <boost/json.hpp>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace asio = boost::asio;
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 struct device_info_args
 {
@@ -61,29 +63,34 @@ std::string scaled(const json::value* v, double divisor, const char* unit)
 std::string render(const json::object& dev, const json::object& hello)
 {
     auto at = [&](std::string_view k) { return dev.if_contains(k); };
-    const json::object* clocks = at("clocks") && at("clocks")->is_object() ? &at("clocks")->get_object() : nullptr;
+    const json::object* clocks =
+        at("clocks") && at("clocks")->is_object() ? &at("clocks")->get_object() : nullptr;
     std::vector<std::pair<std::string, std::string>> rows{
         {"name", text(at("name"))},
         {"device index", text(at("index"))},
         {"architecture", text(at("arch"))},
         {"compute capability", compute_capability(at("compute_capability"))},
         {"SMs", text(at("sm_count"))},
-        {"memory", scaled(at("total_memory_bytes"), 1 << 30, "GiB") + " (" +
-                       scaled(at("free_memory_bytes"), 1 << 30, "GiB") + " free)"},
+        {"memory",
+         scaled(at("total_memory_bytes"), 1 << 30, "GiB") + " (" +
+             scaled(at("free_memory_bytes"), 1 << 30, "GiB") + " free)"},
         {"L2 cache", scaled(at("l2_bytes"), 1 << 20, "MiB")},
-        {"shared memory per block", scaled(at("shared_memory_per_block_bytes"), 1024, "KiB") + " (opt-in " +
-                                        scaled(at("shared_memory_per_block_optin_bytes"), 1024, "KiB") + ")"},
+        {"shared memory per block",
+         scaled(at("shared_memory_per_block_bytes"), 1024, "KiB") + " (opt-in " +
+             scaled(at("shared_memory_per_block_optin_bytes"), 1024, "KiB") + ")"},
         {"shared memory per SM", scaled(at("shared_memory_per_sm_bytes"), 1024, "KiB")},
         {"registers per block / SM", text(at("registers_per_block")) + " / " + text(at("registers_per_sm"))},
-        {"threads per block / SM", text(at("max_threads_per_block")) + " / " + text(at("max_threads_per_sm"))},
+        {"threads per block / SM",
+         text(at("max_threads_per_block")) + " / " + text(at("max_threads_per_sm"))},
         {"warp size", text(at("warp_size"))},
         {"max grid", text(at("max_grid"))},
         {"max block", text(at("max_block"))},
         {"SM clock (max)", text(at("clock_mhz")) + " MHz"},
         {"memory clock", text(at("memory_clock_mhz")) + " MHz, " + text(at("memory_bus_bits")) + "-bit bus"},
-        {"current clocks", clocks ? "SM " + text(clocks->if_contains("sm_mhz")) + " MHz, memory " +
-                                        text(clocks->if_contains("mem_mhz")) + " MHz"
-                                  : "-"},
+        {"current clocks",
+         clocks ? "SM " + text(clocks->if_contains("sm_mhz")) + " MHz, memory " +
+                      text(clocks->if_contains("mem_mhz")) + " MHz"
+                : "-"},
         {"driver", text(at("driver_version"))},
         {"NVRTC", text(hello.if_contains("nvrtc_version"))},
         {"worker", text(hello.if_contains("worker_version"))},
@@ -92,7 +99,8 @@ std::string render(const json::object& dev, const json::object& hello)
     if (const json::value* m = at("measured"); m && m->is_object())
     {
         const auto& mo = m->get_object();
-        rows.emplace_back("copy bandwidth (measured)", scaled(mo.if_contains("copy_bandwidth_gbps"), 1, "GB/s"));
+        rows.emplace_back("copy bandwidth (measured)",
+                          scaled(mo.if_contains("copy_bandwidth_gbps"), 1, "GB/s"));
         rows.emplace_back("FP32 (measured)", scaled(mo.if_contains("fp32_tflops"), 1, "TFLOP/s"));
     }
     std::string out;
@@ -130,14 +138,19 @@ asio::awaitable<int> device_info_main(asio::io_context& ioc, std::shared_ptr<dev
 void add_device_info_command(CLI::App& app)
 {
     auto args = std::make_shared<device_info_args>();
-    CLI::App* cmd = app.add_subcommand("device-info", "Print the GPU's properties (through a warpsmith-worker)");
-    cmd->add_flag("--json", args->json, "Print JSON (docs/worker-protocol.md, device_info) instead of a table");
-    cmd->add_flag("--measure", args->measure, "Also measure copy bandwidth and FP32 throughput (a second or so)");
+    CLI::App* cmd =
+        app.add_subcommand("device-info", "Print the GPU's properties (through a warpsmith-worker)");
+    cmd->add_flag(
+        "--json", args->json, "Print JSON (docs/worker-protocol.md, device_info) instead of a table");
+    cmd->add_flag(
+        "--measure", args->measure, "Also measure copy bandwidth and FP32 throughput (a second or so)");
     cmd->add_option("--device", args->device, "CUDA device index (default 0)")->check(CLI::NonNegativeNumber);
     args->worker.add_to(*cmd);
-    cmd->footer("Example:\n  warpsmith device-info --device 1 --measure --json\n"
-                "Exit codes: 0 ok; 2 no GPU, no worker, or a bad flag.");
-    auto run = [args] {
+    cmd->footer(
+        "Example:\n  warpsmith device-info --device 1 --measure --json\n"
+        "Exit codes: 0 ok; 2 no GPU, no worker, or a bad flag.");
+    auto run = [args]
+    {
         auto body = [args](asio::io_context& ioc) { return device_info_main(ioc, args); };
         exit_with(run_async(body));
     };

@@ -25,13 +25,15 @@
 #include <cstdio>
 #include <memory>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace asio = boost::asio;
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
-namespace {
+namespace
+{
 
 struct eval_args
 {
@@ -89,7 +91,8 @@ std::map<std::string, std::int64_t> parse_defines(const std::vector<std::string>
         }
         catch (const std::exception&)
         {
-            throw user_error("-D " + d + ": the value must be an integer (defines are visible to launch expressions)");
+            throw user_error("-D " + d +
+                             ": the value must be an integer (defines are visible to launch expressions)");
         }
     }
     return out;
@@ -135,8 +138,10 @@ eval_plan make_plan(const eval_args& a)
     eval_plan p;
     p.w = workload::load(a.workload_path);
     p.cand.source = read_text_file(a.kernel);
-    p.cand.entry = choose_entry(p.cand.source, a.entry.empty() ? std::nullopt : std::optional<std::string>(a.entry),
-                                a.kernel, p.w.sig.entry);
+    p.cand.entry = choose_entry(p.cand.source,
+                                a.entry.empty() ? std::nullopt : std::optional<std::string>(a.entry),
+                                a.kernel,
+                                p.w.sig.entry);
     // The workload's initial kernel comes with its own launch plan; any other kernel defaults to
     // the workload's launch.
     p.cand.launch = p.w.initial && p.w.initial->source == p.cand.source ? p.w.initial->launch : p.w.launch;
@@ -165,8 +170,9 @@ eval_plan make_plan(const eval_args& a)
     {
         p.sanitize = parse_sanitizer_tools(a.sanitize == "all" ? "" : a.sanitize);
         if (!a.worker.worker_cmd.empty())
-            throw user_error("--sanitize runs warpsmith-worker locally under compute-sanitizer; it cannot be "
-                             "combined with --worker-cmd");
+            throw user_error(
+                "--sanitize runs warpsmith-worker locally under compute-sanitizer; it cannot be "
+                "combined with --worker-cmd");
         std::optional<fs::path> tool = find_compute_sanitizer(sanitizer_search_dirs());
         if (!tool)
             throw user_error(sanitizer_not_found_message);
@@ -208,7 +214,9 @@ asio::awaitable<void> settle_logs(sanitizer_tool tool, fs::path dir)
 /// One tool: a worker under compute-sanitizer, the workload's correctness cases loaded, the
 /// candidate evaluated validate-only, the logs read and attributed. A tool that cannot run (refuses
 /// the device, the worker does not start) is reported, never fatal: the eval's own results stand.
-asio::awaitable<sanitizer_summary> sanitize_pass(asio::io_context& ioc, const eval_plan& plan, sanitizer_tool tool,
+asio::awaitable<sanitizer_summary> sanitize_pass(asio::io_context& ioc,
+                                                 const eval_plan& plan,
+                                                 sanitizer_tool tool,
                                                  fs::path log_dir)
 {
     sanitizer_command_options o;
@@ -268,7 +276,8 @@ asio::awaitable<sanitizer_summary> sanitize_pass(asio::io_context& ioc, const ev
         error = one_line(e.what());
     }
     co_await settle_logs(tool, log_dir);
-    sanitizer_summary summary = summarize_sanitizer(tool, read_sanitizer_logs(tool, log_dir, at_start), cand.entry);
+    sanitizer_summary summary =
+        summarize_sanitizer(tool, read_sanitizer_logs(tool, log_dir, at_start), cand.entry);
     summary.ran = ran;
     summary.error = error;
     summary.status = status;
@@ -282,20 +291,23 @@ void print(const std::string& s)
     std::fflush(stdout);
 }
 
-asio::awaitable<int> eval_main(asio::io_context& ioc, std::shared_ptr<eval_args> args,
+asio::awaitable<int> eval_main(asio::io_context& ioc,
+                               std::shared_ptr<eval_args> args,
                                std::shared_ptr<eval_plan> plan)
 {
     eval_session session(ioc, plan->session);
     co_await session.start();
     co_await session.load(plan->w, plan->hidden_seed);
     std::vector<std::string> all;
-    kernel_run ref = co_await session.run("reference", candidate::from_kernel(plan->w.reference), plan->timing, all, false);
+    kernel_run ref = co_await session.run(
+        "reference", candidate::from_kernel(plan->w.reference), plan->timing, all, false);
     if (!ref.valid())
         log_warn("the workload's reference did not validate against itself: " +
                  json::serialize(ref.gpu.result.as_object().at("failure")));
     std::optional<kernel_run> init;
     if (plan->w.initial)
-        init = co_await session.run("initial", candidate::from_kernel(*plan->w.initial), plan->timing, all, false);
+        init = co_await session.run(
+            "initial", candidate::from_kernel(*plan->w.initial), plan->timing, all, false);
     kernel_run cand = co_await session.run(plan->name, plan->cand, plan->timing, all, false);
     json::object hello = session.hello();
     co_await session.stop();
@@ -308,8 +320,8 @@ asio::awaitable<int> eval_main(asio::io_context& ioc, std::shared_ptr<eval_args>
     // Claimed only now, so that an eval that cannot start (no GPU) leaves no empty directory.
     fs::path out = args->out.empty() ? claim_numbered_dir("results", "eval") : fs::path(args->out);
     ensure_dir(out);
-    json::object doc = result_document("eval", plan->w, cand, &ref, init ? &*init : nullptr, report, plan->timing,
-                                       plan->hidden_seed, hello);
+    json::object doc = result_document(
+        "eval", plan->w, cand, &ref, init ? &*init : nullptr, report, plan->timing, plan->hidden_seed, hello);
 
     std::vector<sanitizer_summary> sanitized;
     bool sanitizer_clean = true;
@@ -358,25 +370,33 @@ asio::awaitable<int> eval_main(asio::io_context& ioc, std::shared_ptr<eval_args>
 void add_eval_command(CLI::App& app)
 {
     auto args = std::make_shared<eval_args>();
-    CLI::App* cmd = app.add_subcommand("eval", "Validate and time one kernel on a workload, next to its reference");
+    CLI::App* cmd =
+        app.add_subcommand("eval", "Validate and time one kernel on a workload, next to its reference");
     cmd->add_option("WORKLOAD", args->workload_path, "Workload directory (with workload.json) or JSON file")
         ->required();
     cmd->add_option("--kernel", args->kernel, "The kernel to evaluate (CUDA source)")->required();
-    cmd->add_option("--entry", args->entry,
+    cmd->add_option("--entry",
+                    args->entry,
                     "Entry point (default: the only extern \"C\" __global__ function, else the workload's)");
-    cmd->add_option("--launch", args->launch,
-                    "Launch plan JSON {grid, block, shared_bytes}, or {launch, overrides, defines} "
-                    "(default: the workload's launch; the initial kernel's own launch for the initial kernel)");
-    cmd->add_option("-D,--define", args->defines, "Integer define NAME=V, also visible to launch expressions");
-    cmd->add_option("--option", args->options, "Allow-listed NVRTC option (repeatable; --option=--use_fast_math)");
+    cmd->add_option(
+        "--launch",
+        args->launch,
+        "Launch plan JSON {grid, block, shared_bytes}, or {launch, overrides, defines} "
+        "(default: the workload's launch; the initial kernel's own launch for the initial kernel)");
+    cmd->add_option(
+        "-D,--define", args->defines, "Integer define NAME=V, also visible to launch expressions");
+    cmd->add_option(
+        "--option", args->options, "Allow-listed NVRTC option (repeatable; --option=--use_fast_math)");
     cmd->add_option("--device", args->device, "CUDA device index (default 0)")->check(CLI::NonNegativeNumber);
     cmd->add_option("--arch", args->arch, "Compile for this architecture (default: the device's)");
     cmd->add_option("--timing", args->timing_mode, "cold (L2 scrubbed before each launch, default) or hot")
         ->check(CLI::IsMember({"cold", "hot"}));
-    cmd->add_option("--warmup", args->warmup, "Warm-up launches per case (default 10)")->check(CLI::Range(0, 100000));
+    cmd->add_option("--warmup", args->warmup, "Warm-up launches per case (default 10)")
+        ->check(CLI::Range(0, 100000));
     cmd->add_option("--iterations", args->iterations, "Timed launches per case (default 100)")
         ->check(CLI::Range(1, 1000000));
-    cmd->add_option("--target-noise", args->target_noise,
+    cmd->add_option("--target-noise",
+                    args->target_noise,
                     "Stop timing early once the median's relative 95% CI half-width is below this (0: off)")
         ->check(CLI::Range(0.0, 1.0));
     cmd->add_option("--out", args->out, "Output directory (default: results/eval-NNN, the next free number)");
@@ -388,17 +408,21 @@ void add_eval_command(CLI::App& app)
         ->check(CLI::Range(1, 86400000));
     cmd->add_option("--hidden-seed", args->hidden_seed, "Seed of the hidden inputs (default: random)");
     cmd->add_flag("--no-cache", args->no_cache, "Do not use the on-disk compile cache");
-    cmd->add_flag("--sanitize{all}", args->sanitize,
-                  "Also run the candidate once per compute-sanitizer tool (validate-only, correctness cases): "
-                  "--sanitize for memcheck, racecheck and initcheck, or --sanitize=memcheck,racecheck");
+    cmd->add_flag(
+        "--sanitize{all}",
+        args->sanitize,
+        "Also run the candidate once per compute-sanitizer tool (validate-only, correctness cases): "
+        "--sanitize for memcheck, racecheck and initcheck, or --sanitize=memcheck,racecheck");
     args->worker.add_to(*cmd);
-    cmd->footer("Example:\n  warpsmith eval bench/workloads/sgemm --kernel my_sgemm.cu --launch my_launch.json\n"
-                "  warpsmith eval bench/workloads/sgemm --kernel my_sgemm.cu --sanitize=memcheck,racecheck\n"
-                "Writes result.json and requests/<case>.json (replay with 'warpsmith run'); with --sanitize also\n"
-                "sanitizer/<tool>-<pid>.log and a \"sanitizer\" object in result.json.\n"
-                "Exit codes: 0 valid; 1 invalid (compile error, wrong result, fault, hang) or a sanitizer error in\n"
-                "the candidate; 2 bad input, no GPU, or --sanitize without compute-sanitizer.");
-    auto run = [args] {
+    cmd->footer(
+        "Example:\n  warpsmith eval bench/workloads/sgemm --kernel my_sgemm.cu --launch my_launch.json\n"
+        "  warpsmith eval bench/workloads/sgemm --kernel my_sgemm.cu --sanitize=memcheck,racecheck\n"
+        "Writes result.json and requests/<case>.json (replay with 'warpsmith run'); with --sanitize also\n"
+        "sanitizer/<tool>-<pid>.log and a \"sanitizer\" object in result.json.\n"
+        "Exit codes: 0 valid; 1 invalid (compile error, wrong result, fault, hang) or a sanitizer error in\n"
+        "the candidate; 2 bad input, no GPU, or --sanitize without compute-sanitizer.");
+    auto run = [args]
+    {
         auto plan = std::make_shared<eval_plan>(make_plan(*args));
         auto body = [args, plan](asio::io_context& ioc) { return eval_main(ioc, args, plan); };
         exit_with(run_async(body));

@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <map>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 const json::object* as_object(const json::value* v)
 {
@@ -85,7 +87,9 @@ std::string pad(std::string s, std::size_t width, bool right = false)
 
 }  // namespace
 
-eval_report make_eval_report(const std::string& name, const json::value& result, const json::value* reference,
+eval_report make_eval_report(const std::string& name,
+                             const json::value& result,
+                             const json::value* reference,
                              const json::value* initial)
 {
     eval_report rep;

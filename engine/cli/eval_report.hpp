@@ -13,13 +13,14 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct case_row
 {
     std::string name;
     std::string role;
-    std::string status;                 ///< "ok", "FAIL", "-" (not reached).
+    std::string status;  ///< "ok", "FAIL", "-" (not reached).
     std::optional<double> median_us, p10_us, p90_us;
     std::optional<double> vs_reference;  ///< reference median / candidate median.
     std::optional<double> vs_initial;
@@ -27,9 +28,9 @@ struct case_row
 
 struct eval_report
 {
-    std::string name;                    ///< The candidate's name.
-    std::string status;                  ///< "valid" or "invalid".
-    std::string failure_kind;            ///< Empty when valid.
+    std::string name;          ///< The candidate's name.
+    std::string status;        ///< "valid" or "invalid".
+    std::string failure_kind;  ///< Empty when valid.
     std::string failure_case;
     std::string failure_message;
     std::vector<case_row> rows;
@@ -44,8 +45,10 @@ struct eval_report
 
 /// Builds the report. reference and initial may be null (not evaluated, or invalid); their
 /// timings give the speedup columns where both sides have a median.
-eval_report make_eval_report(const std::string& name, const boost::json::value& result,
-                             const boost::json::value* reference, const boost::json::value* initial);
+eval_report make_eval_report(const std::string& name,
+                             const boost::json::value& result,
+                             const boost::json::value* reference,
+                             const boost::json::value* initial);
 
 /// The table and summary lines, ready for stdout.
 std::string render_eval_report(const eval_report& r);

@@ -24,13 +24,14 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct session_options
 {
     int device = 0;
     worker_launch launch;
-    std::optional<std::string> arch;                 ///< Default: the device's (from hello).
+    std::optional<std::string> arch;  ///< Default: the device's (from hello).
     std::chrono::milliseconds launch_timeout{default_launch_timeout_ms};
     bool use_cache = true;
 };
@@ -41,7 +42,7 @@ struct kernel_run
     std::string name;
     candidate cand;
     compile_output compile;
-    gpu_evaluation gpu;          ///< For a compile error: an invalid result, failure compile_error.
+    gpu_evaluation gpu;  ///< For a compile error: an invalid result, failure compile_error.
 
     bool valid() const;
 };
@@ -57,8 +58,11 @@ public:
     /// Loads the workload with this hidden seed (kept for restarts).
     boost::asio::awaitable<boost::json::object> load(const workload& w, std::uint64_t hidden_seed);
     /// Compiles cand for the device and evaluates it (cases empty: all).
-    boost::asio::awaitable<kernel_run> run(std::string name, candidate cand, timing_options timing,
-                                           std::vector<std::string> cases, bool validate_only);
+    boost::asio::awaitable<kernel_run> run(std::string name,
+                                           candidate cand,
+                                           timing_options timing,
+                                           std::vector<std::string> cases,
+                                           bool validate_only);
     boost::asio::awaitable<void> stop();
 
     const std::string& arch() const;
@@ -74,10 +78,15 @@ boost::json::object compile_summary(const compile_output& c);
 
 /// result.json of eval / run: the candidate, its compile output, its result, the reference's and
 /// initial kernel's results, speedups, timing options, hidden seed, device and environment.
-boost::json::object result_document(const std::string& command, const workload& w, const kernel_run& cand,
-                                    const kernel_run* reference, const kernel_run* initial,
-                                    const eval_report& report, const timing_options& timing,
-                                    std::uint64_t hidden_seed, const boost::json::object& hello);
+boost::json::object result_document(const std::string& command,
+                                    const workload& w,
+                                    const kernel_run& cand,
+                                    const kernel_run* reference,
+                                    const kernel_run* initial,
+                                    const eval_report& report,
+                                    const timing_options& timing,
+                                    std::uint64_t hidden_seed,
+                                    const boost::json::object& hello);
 
 /// A random 64-bit hidden seed (std::random_device).
 std::uint64_t random_hidden_seed();

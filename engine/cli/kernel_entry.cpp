@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <regex>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
-namespace {
+namespace
+{
 
 /// The source with comments replaced by spaces (string literals are kept as they are: an
 /// `extern "C"` inside a string is not worth a tokenizer).
@@ -59,7 +61,9 @@ std::vector<std::string> find_extern_c_kernels(std::string_view source)
     return out;
 }
 
-std::string choose_entry(std::string_view source, const std::optional<std::string>& entry, const std::string& origin,
+std::string choose_entry(std::string_view source,
+                         const std::optional<std::string>& entry,
+                         const std::string& origin,
                          const std::string& preferred)
 {
     if (entry && !entry->empty())
@@ -74,7 +78,8 @@ std::string choose_entry(std::string_view source, const std::optional<std::strin
     std::string names;
     for (const auto& k : kernels)
         names += (names.empty() ? "" : ", ") + k;
-    throw user_error(origin + ": several extern \"C\" __global__ functions (" + names + "); choose one with --entry");
+    throw user_error(origin + ": several extern \"C\" __global__ functions (" + names +
+                     "); choose one with --entry");
 }
 
 }  // namespace warpsmith

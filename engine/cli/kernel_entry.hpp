@@ -10,14 +10,17 @@
 #include <string_view>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// Names of the extern "C" __global__ functions in source, in order of appearance, unique.
 std::vector<std::string> find_extern_c_kernels(std::string_view source);
 
 /// The entry to use: `entry` when given; else the only extern "C" kernel; else `preferred` when it
 /// is among several. Otherwise throws user_error naming origin and the kernels found.
-std::string choose_entry(std::string_view source, const std::optional<std::string>& entry,
-                         const std::string& origin, const std::string& preferred = {});
+std::string choose_entry(std::string_view source,
+                         const std::optional<std::string>& entry,
+                         const std::string& origin,
+                         const std::string& preferred = {});
 
 }  // namespace warpsmith

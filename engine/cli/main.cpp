@@ -8,7 +8,8 @@
 
 int main(int argc, char** argv)
 {
-    auto add_commands = [](CLI::App& app) {
+    auto add_commands = [](CLI::App& app)
+    {
         warpsmith::add_device_info_command(app);
         warpsmith::add_compile_command(app);
         warpsmith::add_eval_command(app);

@@ -3,11 +3,13 @@
 #include "engine/run/run_directory.hpp"
 #include "harness/core/error.hpp"
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 constexpr std::string_view format_name = "warpsmith-replay-request";
 
@@ -35,7 +37,8 @@ timing_options timing_options_from_json(const json::value& v, std::string_view o
         throw user_error(std::string(origin) + ": 'timing' must be an object");
     const auto& o = v.get_object();
     timing_options t;
-    auto int_field = [&](std::string_view key, int& out, int lo) {
+    auto int_field = [&](std::string_view key, int& out, int lo)
+    {
         const json::value* f = o.if_contains(key);
         if (!f)
             return;
@@ -71,16 +74,20 @@ json::object replay_request::to_json() const
     return o;
 }
 
-replay_request replay_request::from_json(const json::value& v, std::string_view origin, const std::filesystem::path& dir)
+replay_request replay_request::from_json(const json::value& v,
+                                         std::string_view origin,
+                                         const std::filesystem::path& dir)
 {
     if (!v.is_object())
         throw user_error(std::string(origin) + ": expected a JSON object (a replay request)");
     const auto& o = v.get_object();
-    if (const json::value* f = o.if_contains("format"); !f || !f->is_string() || f->get_string() != format_name)
+    if (const json::value* f = o.if_contains("format");
+        !f || !f->is_string() || f->get_string() != format_name)
         throw user_error(std::string(origin) + ": not a replay request ('format' must be \"" +
                          std::string(format_name) + "\")");
     if (const json::value* ver = o.if_contains("version"); !ver || !ver->is_int64() || ver->get_int64() != 1)
-        throw user_error(std::string(origin) + ": unsupported replay request version (this warpsmith reads version 1)");
+        throw user_error(std::string(origin) +
+                         ": unsupported replay request version (this warpsmith reads version 1)");
 
     replay_request r;
     r.name = require_string(o, "name", origin);
@@ -106,7 +113,8 @@ replay_request replay_request::from_json(const json::value& v, std::string_view 
     r.w = workload::from_json(require(o, "workload", origin), dir, std::string(origin) + ": workload");
     r.cand = candidate::from_json(require(o, "candidate", origin), std::string(origin) + ": candidate");
     if (r.cand.source.empty())
-        throw user_error(std::string(origin) + ": candidate.source is missing (a replay request carries the source)");
+        throw user_error(std::string(origin) +
+                         ": candidate.source is missing (a replay request carries the source)");
     if (!r.w.find_case(r.case_name))
         throw user_error(std::string(origin) + ": case '" + r.case_name + "' is not in the workload");
     if (std::string problem = r.cand.validate(r.w); !problem.empty())

@@ -22,24 +22,26 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct replay_request
 {
-    std::string name;              ///< The candidate's name ("c0007", "candidate").
+    std::string name;  ///< The candidate's name ("c0007", "candidate").
     std::string case_name;
-    bool validate_only = false;    ///< Correctness cases are validated, never timed.
-    std::uint64_t hidden_seed = 0; ///< Reproduces the hidden inputs the evaluation saw.
+    bool validate_only = false;     ///< Correctness cases are validated, never timed.
+    std::uint64_t hidden_seed = 0;  ///< Reproduces the hidden inputs the evaluation saw.
     timing_options timing;
     candidate cand;
     workload w;
-    std::string tool_version;      ///< The warpsmith that wrote it ("" when absent).
+    std::string tool_version;  ///< The warpsmith that wrote it ("" when absent).
 
     /// The JSON above (tool_version = this build's).
     boost::json::object to_json() const;
     /// Parses and checks it: the case exists, the candidate validates against the workload.
     /// Throws user_error naming origin and the field at fault.
-    static replay_request from_json(const boost::json::value& v, std::string_view origin,
+    static replay_request from_json(const boost::json::value& v,
+                                    std::string_view origin,
                                     const std::filesystem::path& dir);
 };
 

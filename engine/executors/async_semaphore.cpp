@@ -8,7 +8,8 @@
 
 #include <algorithm>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace asio = boost::asio;
 
@@ -21,7 +22,9 @@ struct async_semaphore::waiter
     bool aborted = false;
 };
 
-async_semaphore::async_semaphore(asio::any_io_executor ex, int units) : ex_(std::move(ex)), available_(units) {}
+async_semaphore::async_semaphore(asio::any_io_executor ex, int units) : ex_(std::move(ex)), available_(units)
+{
+}
 
 asio::awaitable<void> async_semaphore::acquire()
 {

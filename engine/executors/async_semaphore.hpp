@@ -14,7 +14,8 @@
 #include <deque>
 #include <memory>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 class async_semaphore
 {

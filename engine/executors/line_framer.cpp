@@ -1,8 +1,11 @@
 #include "engine/executors/line_framer.hpp"
 
-namespace warpsmith {
+namespace warpsmith
+{
 
-line_framer::line_framer(std::size_t max_line, overflow_policy policy) : max_line_(max_line), policy_(policy) {}
+line_framer::line_framer(std::size_t max_line, overflow_policy policy) : max_line_(max_line), policy_(policy)
+{
+}
 
 void line_framer::feed(std::string_view bytes)
 {

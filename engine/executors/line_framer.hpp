@@ -12,7 +12,8 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 class line_framer
 {

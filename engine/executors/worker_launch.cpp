@@ -6,9 +6,11 @@
 #include <system_error>
 #include <unistd.h>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
-namespace {
+namespace
+{
 
 constexpr std::string_view device_placeholder = "{device}";
 
@@ -18,8 +20,8 @@ std::string shell_quote(const std::string& arg)
     bool plain = !arg.empty();
     for (char c : arg)
     {
-        bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '_' || c == '.' || c == '/' || c == '=' || c == ':' || c == ',';
+        bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                    c == '_' || c == '.' || c == '/' || c == '=' || c == ':' || c == ',';
         plain = plain && safe;
     }
     if (plain)
@@ -64,7 +66,8 @@ std::vector<std::string> worker_launch::gpu_argv(int device) const
             cmd += " --device " + k;
         return shell_argv(cmd, extra_args);
     }
-    std::vector<std::string> argv{worker_binary.empty() ? default_worker_binary() : worker_binary, "--device", k};
+    std::vector<std::string> argv{
+        worker_binary.empty() ? default_worker_binary() : worker_binary, "--device", k};
     argv.insert(argv.end(), extra_args.begin(), extra_args.end());
     return argv;
 }
@@ -75,7 +78,8 @@ std::vector<std::string> worker_launch::compile_argv() const
     // workers are CPU work and run from the local binary instead of being sent to a GPU host.
     if (command && command->find(device_placeholder) == std::string::npos)
         return shell_argv(*command + " --compile", extra_args);
-    std::vector<std::string> argv{worker_binary.empty() ? default_worker_binary() : worker_binary, "--compile"};
+    std::vector<std::string> argv{worker_binary.empty() ? default_worker_binary() : worker_binary,
+                                  "--compile"};
     argv.insert(argv.end(), extra_args.begin(), extra_args.end());
     return argv;
 }

@@ -10,13 +10,14 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct worker_launch
 {
-    std::string worker_binary;               ///< Local warpsmith-worker (default: next to warpsmith).
-    std::optional<std::string> command;      ///< --worker-cmd template, when given.
-    std::vector<std::string> extra_args;     ///< e.g. {"--cache-dir", "..."}.
+    std::string worker_binary;            ///< Local warpsmith-worker (default: next to warpsmith).
+    std::optional<std::string> command;   ///< --worker-cmd template, when given.
+    std::vector<std::string> extra_args;  ///< e.g. {"--cache-dir", "..."}.
 
     /// argv for a GPU worker of device k / a compile worker.
     std::vector<std::string> gpu_argv(int device) const;

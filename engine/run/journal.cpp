@@ -16,7 +16,8 @@
 #include <system_error>
 #include <unistd.h>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace json = boost::json;
 

@@ -19,14 +19,15 @@
 #include <string_view>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// The events of a journal, in order (sans-I/O: no file access).
 struct journal_contents
 {
     std::vector<boost::json::object> events;
-    bool torn_tail = false;           ///< The text ended in a partial line, which was ignored.
-    std::size_t complete_bytes = 0;   ///< Length of the text up to and including the last newline.
+    bool torn_tail = false;          ///< The text ended in a partial line, which was ignored.
+    std::size_t complete_bytes = 0;  ///< Length of the text up to and including the last newline.
 };
 
 /// Parses journal text. A last line without its newline is a torn write and is ignored; an empty

@@ -17,7 +17,8 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// A per-case replay request, the file format `warpsmith run REQUEST.json` reads
 /// (docs/run-directory.md, "requests/<case>.json"): self-contained, with the workload inline.

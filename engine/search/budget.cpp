@@ -1,10 +1,12 @@
 #include "engine/search/budget.hpp"
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 template <class T>
 json::value opt(const std::optional<T>& v)

@@ -16,7 +16,8 @@
 #include <optional>
 #include <string>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct budget_limits
 {

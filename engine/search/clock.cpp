@@ -1,16 +1,17 @@
 #include "engine/search/clock.hpp"
 
-#include <boost/asio/redirect_error.hpp>
 #include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/system/system_error.hpp>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace asio = boost::asio;
 
@@ -37,7 +38,9 @@ virtual_clock::~virtual_clock()
     sleepers_.clear();
 }
 
-void virtual_clock::finish(std::multimap<duration, sleeper>::iterator it, boost::system::error_code ec, bool from_slot)
+void virtual_clock::finish(std::multimap<duration, sleeper>::iterator it,
+                           boost::system::error_code ec,
+                           bool from_slot)
 {
     auto h = std::move(it->second.handler);
     sleepers_.erase(it);
@@ -57,18 +60,20 @@ void virtual_clock::start_sleep(asio::any_completion_handler<void(boost::system:
     auto it = sleepers_.emplace(now_ + std::max(d, duration::zero()), sleeper{id, std::move(h)});
     if (slot.is_connected())
     {
-        slot.assign([this, id](asio::cancellation_type type) {
-            if ((type & asio::cancellation_type::terminal) == asio::cancellation_type::none &&
-                (type & asio::cancellation_type::partial) == asio::cancellation_type::none &&
-                (type & asio::cancellation_type::total) == asio::cancellation_type::none)
-                return;
-            for (auto s = sleepers_.begin(); s != sleepers_.end(); ++s)
-                if (s->second.id == id)
-                {
-                    finish(s, asio::error::operation_aborted, true);
+        slot.assign(
+            [this, id](asio::cancellation_type type)
+            {
+                if ((type & asio::cancellation_type::terminal) == asio::cancellation_type::none &&
+                    (type & asio::cancellation_type::partial) == asio::cancellation_type::none &&
+                    (type & asio::cancellation_type::total) == asio::cancellation_type::none)
                     return;
-                }
-        });
+                for (auto s = sleepers_.begin(); s != sleepers_.end(); ++s)
+                    if (s->second.id == id)
+                    {
+                        finish(s, asio::error::operation_aborted, true);
+                        return;
+                    }
+            });
     }
     (void)it;
 }

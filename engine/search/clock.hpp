@@ -16,7 +16,8 @@
 #include <functional>
 #include <map>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 class clock_source
 {
@@ -72,7 +73,8 @@ private:
     auto async_sleep(duration d, Token&& token)
     {
         auto init = [this, d](auto handler) {
-            start_sleep(boost::asio::any_completion_handler<void(boost::system::error_code)>(std::move(handler)), d);
+            start_sleep(
+                boost::asio::any_completion_handler<void(boost::system::error_code)>(std::move(handler)), d);
         };
         return boost::asio::async_initiate<Token, void(boost::system::error_code)>(init, token);
     }

@@ -22,14 +22,15 @@
 #include <utility>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct gpu_status
 {
-    int queued = 0;            ///< Requests waiting for this GPU inside the backend.
-    bool busy = false;         ///< A request is running on it.
-    double busy_seconds = 0;   ///< Total time spent on requests so far.
-    int restarts = 0;          ///< Worker restarts after faults, hangs and crashes.
+    int queued = 0;           ///< Requests waiting for this GPU inside the backend.
+    bool busy = false;        ///< A request is running on it.
+    double busy_seconds = 0;  ///< Total time spent on requests so far.
+    int restarts = 0;         ///< Worker restarts after faults, hangs and crashes.
 };
 
 class evaluation_backend

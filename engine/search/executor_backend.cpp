@@ -9,12 +9,14 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace asio = boost::asio;
 namespace json = boost::json;
 
-executor_backend::executor_backend(asio::io_context& ioc, executor_backend_options opts) : opts_(std::move(opts))
+executor_backend::executor_backend(asio::io_context& ioc, executor_backend_options opts)
+    : opts_(std::move(opts))
 {
     if (opts_.devices.empty())
         throw user_error("no GPU selected (--gpus)");
@@ -52,8 +54,8 @@ asio::awaitable<void> executor_backend::start_one(int gpu, const workload& w, st
             failed = e.what();
         }
         if (!failed.empty())
-            log_warn("GPU " + std::to_string(opts_.devices[gpu]) + ": measuring the ceilings failed (" + failed +
-                     "); the roofline uses datasheet figures");
+            log_warn("GPU " + std::to_string(opts_.devices[gpu]) + ": measuring the ceilings failed (" +
+                     failed + "); the roofline uses datasheet figures");
     }
     co_await gpus_[gpu]->load(w, hidden_seed);
 }

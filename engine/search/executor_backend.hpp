@@ -14,11 +14,12 @@
 #include <memory>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct executor_backend_options
 {
-    std::vector<int> devices{0};   ///< Physical GPU indices (--gpus).
+    std::vector<int> devices{0};  ///< Physical GPU indices (--gpus).
     worker_launch launch;
     compile_pool_options compile;
     gpu_executor_options gpu;

@@ -14,7 +14,8 @@
 #include <optional>
 #include <string>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct progress_snapshot
 {

@@ -7,7 +7,8 @@
 
 #include <algorithm>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace asio = boost::asio;
 
@@ -65,7 +66,9 @@ struct resource_pool::waiter
     asio::experimental::channel<void(boost::system::error_code, int)> ch;
 };
 
-resource_pool::resource_pool(asio::any_io_executor ex, int resources) : ex_(std::move(ex)), queue_(resources) {}
+resource_pool::resource_pool(asio::any_io_executor ex, int resources) : ex_(std::move(ex)), queue_(resources)
+{
+}
 
 resource_pool::~resource_pool() = default;
 

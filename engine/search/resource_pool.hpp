@@ -20,7 +20,8 @@
 #include <optional>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 class resource_queue
 {

@@ -27,19 +27,20 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct search_options
 {
-    int branches = 1;                 ///< --branches B, or N of --async N.
-    bool async = false;               ///< --async: no iteration barrier.
+    int branches = 1;    ///< --branches B, or N of --async N.
+    bool async = false;  ///< --async: no iteration barrier.
     budget_limits budgets;
-    double grace_seconds = 30;        ///< In-flight work after a stop, then it is cancelled.
-    int confirm_top = 3;              ///< 0: no confirmation.
+    double grace_seconds = 30;  ///< In-flight work after a stop, then it is cancelled.
+    int confirm_top = 3;        ///< 0: no confirmation.
     int confirm_rounds = 30;
     timing_options timing;
-    int max_repairs = 2;              ///< Consecutive repairs of a branch's invalid candidates.
-    int max_strategy_failures = 3;    ///< Consecutive strategy exceptions that stop a branch.
+    int max_repairs = 2;            ///< Consecutive repairs of a branch's invalid candidates.
+    int max_strategy_failures = 3;  ///< Consecutive strategy exceptions that stop a branch.
     std::uint64_t hidden_seed = 0;
 
     boost::json::object to_json() const;
@@ -50,13 +51,13 @@ struct search_options
 
 struct search_result
 {
-    std::string status;                ///< "finished", "interrupted" or "failed".
-    std::string stop_reason;           ///< max_iterations, max_candidates, max_wall_time, max_tokens,
-                                       ///< max_cost, exhausted, strategy_failures, interrupted, error.
-    std::optional<std::string> winner; ///< Candidate id or "initial"; none without a valid kernel.
-    int exit_code = 0;                 ///< 0, 130 (interrupted) or 1 (failed).
-    std::string error;                 ///< One line when failed.
-    boost::json::object summary;       ///< summary.json.
+    std::string status;                 ///< "finished", "interrupted" or "failed".
+    std::string stop_reason;            ///< max_iterations, max_candidates, max_wall_time, max_tokens,
+                                        ///< max_cost, exhausted, strategy_failures, interrupted, error.
+    std::optional<std::string> winner;  ///< Candidate id or "initial"; none without a valid kernel.
+    int exit_code = 0;                  ///< 0, 130 (interrupted) or 1 (failed).
+    std::string error;                  ///< One line when failed.
+    boost::json::object summary;        ///< summary.json.
 };
 
 class search_engine

@@ -2,17 +2,23 @@
 
 #include <algorithm>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 std::string_view to_string(branch_stage s)
 {
     switch (s)
     {
-    case branch_stage::idle: return "idle";
-    case branch_stage::proposing: return "proposing";
-    case branch_stage::compiling: return "compiling";
-    case branch_stage::queued: return "queued";
-    case branch_stage::timing: return "timing";
+        case branch_stage::idle:
+            return "idle";
+        case branch_stage::proposing:
+            return "proposing";
+        case branch_stage::compiling:
+            return "compiling";
+        case branch_stage::queued:
+            return "queued";
+        case branch_stage::timing:
+            return "timing";
     }
     return "idle";
 }
@@ -111,9 +117,10 @@ scheduler_step search_scheduler::poll()
     {
         if (!stopping() && !iterations_exhausted_ && recorded_in_current_ > 0)
         {
-            const bool all_recorded = std::all_of(branches_.begin(), branches_.end(), [](const branch_state& b) {
-                return !b.in_flight && (!b.active || b.done_current);
-            });
+            const bool all_recorded = std::all_of(branches_.begin(),
+                                                  branches_.end(),
+                                                  [](const branch_state& b)
+                                                  { return !b.in_flight && (!b.active || b.done_current); });
             if (all_recorded)
             {
                 step.finished_iterations.push_back(current_);
@@ -277,12 +284,14 @@ std::string search_scheduler::finish_reason() const
         return "max_iterations";
     if (!budget_left())
         return "max_candidates";
-    const auto any_reason = [&](std::string_view r) {
+    const auto any_reason = [&](std::string_view r)
+    {
         return std::any_of(
             branches_.begin(), branches_.end(), [&](const branch_state& b) { return b.stop_reason == r; });
     };
-    const bool all_failed = std::all_of(
-        branches_.begin(), branches_.end(), [](const branch_state& b) { return b.stop_reason == "failures"; });
+    const bool all_failed = std::all_of(branches_.begin(),
+                                        branches_.end(),
+                                        [](const branch_state& b) { return b.stop_reason == "failures"; });
     if (any_reason("max_iterations"))
         return "max_iterations";
     if (all_failed)

@@ -31,15 +31,16 @@
 #include <utility>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 enum class branch_stage
 {
     idle,
     proposing,  ///< Waiting on the strategy (the model).
     compiling,
-    queued,     ///< Compiled, waiting for a GPU.
-    timing,     ///< On a GPU: validating and timing.
+    queued,  ///< Compiled, waiting for a GPU.
+    timing,  ///< On a GPU: validating and timing.
 };
 
 std::string_view to_string(branch_stage s);
@@ -47,7 +48,7 @@ std::string_view to_string(branch_stage s);
 struct scheduler_config
 {
     int branches = 1;
-    bool barrier = true;                ///< false: --async.
+    bool barrier = true;  ///< false: --async.
     std::optional<int> max_iterations;
     std::optional<int> max_candidates;
     int max_repairs = 2;
@@ -63,8 +64,8 @@ struct propose_action
 
 struct scheduler_step
 {
-    std::vector<int> finished_iterations;                   ///< Barrier mode: iterations that just ended.
-    std::vector<propose_action> start;                      ///< Proposals to start now.
+    std::vector<int> finished_iterations;  ///< Barrier mode: iterations that just ended.
+    std::vector<propose_action> start;     ///< Proposals to start now.
 };
 
 class search_scheduler
@@ -135,8 +136,8 @@ private:
         bool in_flight = false;
         bool proposal_outstanding = false;  ///< In flight and not yet proposal_made().
         branch_stage stage = branch_stage::idle;
-        int iteration = 1;                  ///< Iteration of the pipeline in flight / next one.
-        bool done_current = false;          ///< Barrier: recorded for current_.
+        int iteration = 1;          ///< Iteration of the pipeline in flight / next one.
+        bool done_current = false;  ///< Barrier: recorded for current_.
         std::optional<std::string> repair_of;
         int repairs = 0;
         int failures = 0;
@@ -149,7 +150,7 @@ private:
 
     scheduler_config cfg_;
     std::vector<branch_state> branches_;
-    int current_ = 1;                 ///< Barrier mode: the iteration in progress.
+    int current_ = 1;  ///< Barrier mode: the iteration in progress.
     int recorded_in_current_ = 0;
     int tickets_ = 0;
     bool held_ = false;

@@ -9,11 +9,13 @@
 
 #include <cstdlib>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 // Bumped whenever the entry layout or the meaning of a field changes; older entries then read as
 // misses and are overwritten.

@@ -18,7 +18,8 @@
 #include <optional>
 #include <string>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 class compile_cache
 {

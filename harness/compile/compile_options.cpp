@@ -4,9 +4,11 @@
 #include <charconv>
 #include <string_view>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
-namespace {
+namespace
+{
 
 bool is_identifier(std::string_view s)
 {

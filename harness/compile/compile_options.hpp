@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// nullopt when every option is allowed, else one line naming the first refused option.
 std::optional<std::string> check_compile_options(const std::vector<std::string>& options);

@@ -3,9 +3,11 @@
 #include <cctype>
 #include <charconv>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
-namespace {
+namespace
+{
 
 std::string_view trim(std::string_view s)
 {

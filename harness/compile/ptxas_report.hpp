@@ -13,7 +13,8 @@
 #include <string_view>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 struct ptxas_report
 {

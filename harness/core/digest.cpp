@@ -2,14 +2,15 @@
 
 #include "harness/core/error.hpp"
 
-#include <openssl/evp.h>
-
 #include <cstdint>
+#include <openssl/evp.h>
 #include <stdexcept>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
-namespace {
+namespace
+{
 
 std::string to_hex(const unsigned char* data, unsigned len)
 {
@@ -32,7 +33,10 @@ sha256_builder::sha256_builder() : ctx_(EVP_MD_CTX_new())
         throw std::runtime_error("OpenSSL: cannot initialise SHA-256");
 }
 
-sha256_builder::~sha256_builder() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+sha256_builder::~sha256_builder()
+{
+    EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_));
+}
 
 sha256_builder& sha256_builder::add(std::string_view part)
 {
@@ -78,7 +82,8 @@ std::string base64_decode(std::string_view text)
         throw user_error("base64: length is not a multiple of 4");
     std::string out(3 * (text.size() / 4) + 1, '\0');
     int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                            reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
+                            reinterpret_cast<const unsigned char*>(text.data()),
+                            static_cast<int>(text.size()));
     if (n < 0)
         throw user_error("base64: malformed input");
     // EVP_DecodeBlock counts padding as zero bytes; drop them.

@@ -5,7 +5,8 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// Lower-case hex SHA-256 of the bytes.
 std::string sha256_hex(std::string_view bytes);

@@ -1,7 +1,9 @@
 #include "harness/core/error.hpp"
 
-namespace warpsmith {
-namespace {
+namespace warpsmith
+{
+namespace
+{
 
 class category_impl final : public boost::system::error_category
 {
@@ -12,16 +14,22 @@ public:
     {
         switch (static_cast<errc>(ev))
         {
-        case errc::worker_exited: return "worker process exited";
-        case errc::worker_protocol: return "worker protocol violation";
-        case errc::worker_timeout:
-            return "worker did not answer in time";
-        case errc::nvrtc_failure: return "NVRTC failure";
-        case errc::http_status: return "HTTP error status";
-        case errc::http_protocol: return "HTTP protocol error";
-        case errc::llm_protocol:
-            return "model API protocol error";
-        case errc::cancelled: return "cancelled";
+            case errc::worker_exited:
+                return "worker process exited";
+            case errc::worker_protocol:
+                return "worker protocol violation";
+            case errc::worker_timeout:
+                return "worker did not answer in time";
+            case errc::nvrtc_failure:
+                return "NVRTC failure";
+            case errc::http_status:
+                return "HTTP error status";
+            case errc::http_protocol:
+                return "HTTP protocol error";
+            case errc::llm_protocol:
+                return "model API protocol error";
+            case errc::cancelled:
+                return "cancelled";
         }
         return "unknown warpsmith error";
     }

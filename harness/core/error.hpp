@@ -15,7 +15,8 @@
 #include <system_error>
 #include <type_traits>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// A problem the user can fix, described in one line naming the file, field or flag at fault.
 class user_error : public std::runtime_error

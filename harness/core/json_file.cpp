@@ -2,8 +2,8 @@
 
 #include "harness/core/error.hpp"
 
-#include <boost/json/stream_parser.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/json/stream_parser.hpp>
 
 #include <atomic>
 #include <cerrno>
@@ -14,9 +14,11 @@
 #include <sstream>
 #include <unistd.h>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
-namespace {
+namespace
+{
 
 std::pair<std::size_t, std::size_t> line_and_column(std::string_view text, std::size_t offset)
 {
@@ -41,64 +43,66 @@ void pretty_into(std::string& out, const boost::json::value& v, int indent)
     auto pad = [&](int n) { out.append(static_cast<std::size_t>(n) * 2, ' '); };
     switch (v.kind())
     {
-    case boost::json::kind::object:
-    {
-        const auto& obj = v.get_object();
-        if (obj.empty())
+        case boost::json::kind::object:
         {
-            out += "{}";
+            const auto& obj = v.get_object();
+            if (obj.empty())
+            {
+                out += "{}";
+                return;
+            }
+            out += "{\n";
+            bool first = true;
+            for (const auto& kv : obj)
+            {
+                if (!first)
+                    out += ",\n";
+                first = false;
+                pad(indent + 1);
+                out += boost::json::serialize(boost::json::string(kv.key()));
+                out += ": ";
+                pretty_into(out, kv.value(), indent + 1);
+            }
+            out += "\n";
+            pad(indent);
+            out += "}";
             return;
         }
-        out += "{\n";
-        bool first = true;
-        for (const auto& kv : obj)
+        case boost::json::kind::array:
         {
-            if (!first)
-                out += ",\n";
-            first = false;
-            pad(indent + 1);
-            out += boost::json::serialize(boost::json::string(kv.key()));
-            out += ": ";
-            pretty_into(out, kv.value(), indent + 1);
-        }
-        out += "\n";
-        pad(indent);
-        out += "}";
-        return;
-    }
-    case boost::json::kind::array:
-    {
-        const auto& arr = v.get_array();
-        if (arr.empty())
-        {
-            out += "[]";
+            const auto& arr = v.get_array();
+            if (arr.empty())
+            {
+                out += "[]";
+                return;
+            }
+            // Short arrays of scalars stay on one line: launch plans and shapes read better that way.
+            bool scalars = arr.size() <= 16;
+            for (const auto& e : arr)
+                scalars = scalars && !e.is_object() && !e.is_array();
+            if (scalars)
+            {
+                out += boost::json::serialize(v);
+                return;
+            }
+            out += "[\n";
+            bool first = true;
+            for (const auto& e : arr)
+            {
+                if (!first)
+                    out += ",\n";
+                first = false;
+                pad(indent + 1);
+                pretty_into(out, e, indent + 1);
+            }
+            out += "\n";
+            pad(indent);
+            out += "]";
             return;
         }
-        // Short arrays of scalars stay on one line: launch plans and shapes read better that way.
-        bool scalars = arr.size() <= 16;
-        for (const auto& e : arr)
-            scalars = scalars && !e.is_object() && !e.is_array();
-        if (scalars)
-        {
+        default:
             out += boost::json::serialize(v);
             return;
-        }
-        out += "[\n";
-        bool first = true;
-        for (const auto& e : arr)
-        {
-            if (!first)
-                out += ",\n";
-            first = false;
-            pad(indent + 1);
-            pretty_into(out, e, indent + 1);
-        }
-        out += "\n";
-        pad(indent);
-        out += "]";
-        return;
-    }
-    default: out += boost::json::serialize(v); return;
     }
 }
 

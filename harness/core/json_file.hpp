@@ -10,7 +10,8 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// Parses JSON text; on failure throws user_error "<origin>:<line>:<col>: <what>".
 boost::json::value parse_json(std::string_view text, std::string_view origin);

@@ -10,7 +10,8 @@
 #include <optional>
 #include <string_view>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// *v as a double when it is a JSON number; nullopt for a null pointer or any other kind.
 inline std::optional<double> json_number(const boost::json::value* v)

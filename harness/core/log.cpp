@@ -2,9 +2,11 @@
 
 #include <mutex>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
-namespace {
+namespace
+{
 log_sink g_sink;
 log_level g_min = log_level::info;
 std::mutex g_mutex;

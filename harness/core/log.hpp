@@ -8,7 +8,8 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 enum class log_level
 {
@@ -26,9 +27,21 @@ void set_log_sink(log_sink sink, log_level min_level = log_level::info);
 /// Logs one message through the installed sink (no-op without one). Thread-safe.
 void log(log_level level, std::string_view message);
 
-inline void log_debug(std::string_view m) { log(log_level::debug, m); }
-inline void log_info(std::string_view m) { log(log_level::info, m); }
-inline void log_warn(std::string_view m) { log(log_level::warn, m); }
-inline void log_error(std::string_view m) { log(log_level::error, m); }
+inline void log_debug(std::string_view m)
+{
+    log(log_level::debug, m);
+}
+inline void log_info(std::string_view m)
+{
+    log(log_level::info, m);
+}
+inline void log_warn(std::string_view m)
+{
+    log(log_level::warn, m);
+}
+inline void log_error(std::string_view m)
+{
+    log(log_level::error, m);
+}
 
 }  // namespace warpsmith

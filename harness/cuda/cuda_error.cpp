@@ -3,8 +3,10 @@
 #include "harness/cuda/driver_api.hpp"
 #include "harness/cuda/handles.hpp"
 
-namespace warpsmith::cuda {
-namespace {
+namespace warpsmith::cuda
+{
+namespace
+{
 
 class cuda_category_impl final : public std::error_category
 {
@@ -33,21 +35,21 @@ bool is_sticky(CUresult result) noexcept
 {
     switch (result)
     {
-    case CUDA_ERROR_ILLEGAL_ADDRESS:
-    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
-    case CUDA_ERROR_MISALIGNED_ADDRESS:
-    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
-    case CUDA_ERROR_INVALID_PC:
-    case CUDA_ERROR_HARDWARE_STACK_ERROR:
-    case CUDA_ERROR_ASSERT:
-    case CUDA_ERROR_LAUNCH_FAILED:
-    case CUDA_ERROR_LAUNCH_TIMEOUT:
-    case CUDA_ERROR_ECC_UNCORRECTABLE:
-    case CUDA_ERROR_CONTAINED:
-    case CUDA_ERROR_UNKNOWN:
-        return true;
-    default:
-        return false;
+        case CUDA_ERROR_ILLEGAL_ADDRESS:
+        case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+        case CUDA_ERROR_MISALIGNED_ADDRESS:
+        case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+        case CUDA_ERROR_INVALID_PC:
+        case CUDA_ERROR_HARDWARE_STACK_ERROR:
+        case CUDA_ERROR_ASSERT:
+        case CUDA_ERROR_LAUNCH_FAILED:
+        case CUDA_ERROR_LAUNCH_TIMEOUT:
+        case CUDA_ERROR_ECC_UNCORRECTABLE:
+        case CUDA_ERROR_CONTAINED:
+        case CUDA_ERROR_UNKNOWN:
+            return true;
+        default:
+            return false;
     }
 }
 

@@ -9,11 +9,11 @@
 // "Restart after a fault or hang"); is_sticky() tells which.
 
 #include <cuda.h>
-
 #include <string>
 #include <system_error>
 
-namespace warpsmith::cuda {
+namespace warpsmith::cuda
+{
 
 /// The "cuda" error category: value is a CUresult, message is "NAME (description)".
 const std::error_category& cuda_category() noexcept;
@@ -54,5 +54,4 @@ inline void check(CUresult result, const char* call)
 
 /// Calls a driver entry point through the dlopen'ed table and checks the result, naming the call:
 /// WARPSMITH_CU(cuMemAlloc, &ptr, bytes). The name in messages is the unversioned one.
-#define WARPSMITH_CU(fn, ...)                                                                      \
-    ::warpsmith::cuda::check(::warpsmith::cuda::driver().fn(__VA_ARGS__), #fn)
+#define WARPSMITH_CU(fn, ...) ::warpsmith::cuda::check(::warpsmith::cuda::driver().fn(__VA_ARGS__), #fn)

@@ -2,14 +2,15 @@
 
 #include "harness/core/error.hpp"
 
-#include <dlfcn.h>
-
 #include <atomic>
+#include <dlfcn.h>
 #include <memory>
 #include <mutex>
 
-namespace warpsmith::cuda {
-namespace {
+namespace warpsmith::cuda
+{
+namespace
+{
 
 #define WARPSMITH_CUDA_STRINGIFY_EXPANDED(x) #x
 #define WARPSMITH_CUDA_STRINGIFY(x) WARPSMITH_CUDA_STRINGIFY_EXPANDED(x)
@@ -18,15 +19,15 @@ namespace {
 // symbol looked up is the versioned one (cuMemAlloc -> "cuMemAlloc_v2").
 void resolve_all(void* lib, driver_api& api)
 {
-#define WARPSMITH_CUDA_RESOLVE(fn)                                                                 \
-    {                                                                                              \
-        const char* symbol = WARPSMITH_CUDA_STRINGIFY(fn);                                         \
-        void* address = ::dlsym(lib, symbol);                                                      \
-        if (!address)                                                                              \
-            throw user_error(std::string("the CUDA driver (libcuda.so.1) lacks ") + symbol +       \
-                             ": the driver is too old for this build (CUDA " +                     \
-                             format_cuda_version(CUDA_VERSION) + " headers)");                     \
-        api.fn = reinterpret_cast<decltype(api.fn)>(address);                                      \
+#define WARPSMITH_CUDA_RESOLVE(fn)                                                           \
+    {                                                                                        \
+        const char* symbol = WARPSMITH_CUDA_STRINGIFY(fn);                                   \
+        void* address = ::dlsym(lib, symbol);                                                \
+        if (!address)                                                                        \
+            throw user_error(std::string("the CUDA driver (libcuda.so.1) lacks ") + symbol + \
+                             ": the driver is too old for this build (CUDA " +               \
+                             format_cuda_version(CUDA_VERSION) + " headers)");               \
+        api.fn = reinterpret_cast<decltype(api.fn)>(address);                                \
     }
     WARPSMITH_CUDA_DRIVER_FUNCTIONS(WARPSMITH_CUDA_RESOLVE)
 #undef WARPSMITH_CUDA_RESOLVE
@@ -58,8 +59,9 @@ const driver_api& load_locked()
         const char* name = nullptr;
         loaded->api.cuGetErrorName(rc, &name);
         if (rc == CUDA_ERROR_NO_DEVICE)
-            throw user_error("no CUDA device found (cuInit: CUDA_ERROR_NO_DEVICE): this command needs "
-                             "an NVIDIA GPU");
+            throw user_error(
+                "no CUDA device found (cuInit: CUDA_ERROR_NO_DEVICE): this command needs "
+                "an NVIDIA GPU");
         throw user_error(std::string("the CUDA driver failed to initialise (cuInit: ") +
                          (name ? name : ("CUresult " + std::to_string(rc)).c_str()) + ")");
     }
@@ -128,27 +130,48 @@ std::string error_name(CUresult result)
     }
     switch (result)
     {
-    case CUDA_SUCCESS: return "CUDA_SUCCESS";
-    case CUDA_ERROR_INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
-    case CUDA_ERROR_OUT_OF_MEMORY: return "CUDA_ERROR_OUT_OF_MEMORY";
-    case CUDA_ERROR_NOT_INITIALIZED: return "CUDA_ERROR_NOT_INITIALIZED";
-    case CUDA_ERROR_NO_DEVICE: return "CUDA_ERROR_NO_DEVICE";
-    case CUDA_ERROR_INVALID_DEVICE: return "CUDA_ERROR_INVALID_DEVICE";
-    case CUDA_ERROR_INVALID_IMAGE: return "CUDA_ERROR_INVALID_IMAGE";
-    case CUDA_ERROR_NOT_FOUND: return "CUDA_ERROR_NOT_FOUND";
-    case CUDA_ERROR_NOT_READY: return "CUDA_ERROR_NOT_READY";
-    case CUDA_ERROR_ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
-    case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
-    case CUDA_ERROR_LAUNCH_TIMEOUT: return "CUDA_ERROR_LAUNCH_TIMEOUT";
-    case CUDA_ERROR_ASSERT: return "CUDA_ERROR_ASSERT";
-    case CUDA_ERROR_HARDWARE_STACK_ERROR: return "CUDA_ERROR_HARDWARE_STACK_ERROR";
-    case CUDA_ERROR_ILLEGAL_INSTRUCTION: return "CUDA_ERROR_ILLEGAL_INSTRUCTION";
-    case CUDA_ERROR_MISALIGNED_ADDRESS: return "CUDA_ERROR_MISALIGNED_ADDRESS";
-    case CUDA_ERROR_INVALID_ADDRESS_SPACE: return "CUDA_ERROR_INVALID_ADDRESS_SPACE";
-    case CUDA_ERROR_INVALID_PC: return "CUDA_ERROR_INVALID_PC";
-    case CUDA_ERROR_LAUNCH_FAILED: return "CUDA_ERROR_LAUNCH_FAILED";
-    case CUDA_ERROR_ECC_UNCORRECTABLE: return "CUDA_ERROR_ECC_UNCORRECTABLE";
-    default: return "CUresult " + std::to_string(static_cast<int>(result));
+        case CUDA_SUCCESS:
+            return "CUDA_SUCCESS";
+        case CUDA_ERROR_INVALID_VALUE:
+            return "CUDA_ERROR_INVALID_VALUE";
+        case CUDA_ERROR_OUT_OF_MEMORY:
+            return "CUDA_ERROR_OUT_OF_MEMORY";
+        case CUDA_ERROR_NOT_INITIALIZED:
+            return "CUDA_ERROR_NOT_INITIALIZED";
+        case CUDA_ERROR_NO_DEVICE:
+            return "CUDA_ERROR_NO_DEVICE";
+        case CUDA_ERROR_INVALID_DEVICE:
+            return "CUDA_ERROR_INVALID_DEVICE";
+        case CUDA_ERROR_INVALID_IMAGE:
+            return "CUDA_ERROR_INVALID_IMAGE";
+        case CUDA_ERROR_NOT_FOUND:
+            return "CUDA_ERROR_NOT_FOUND";
+        case CUDA_ERROR_NOT_READY:
+            return "CUDA_ERROR_NOT_READY";
+        case CUDA_ERROR_ILLEGAL_ADDRESS:
+            return "CUDA_ERROR_ILLEGAL_ADDRESS";
+        case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
+            return "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
+        case CUDA_ERROR_LAUNCH_TIMEOUT:
+            return "CUDA_ERROR_LAUNCH_TIMEOUT";
+        case CUDA_ERROR_ASSERT:
+            return "CUDA_ERROR_ASSERT";
+        case CUDA_ERROR_HARDWARE_STACK_ERROR:
+            return "CUDA_ERROR_HARDWARE_STACK_ERROR";
+        case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+            return "CUDA_ERROR_ILLEGAL_INSTRUCTION";
+        case CUDA_ERROR_MISALIGNED_ADDRESS:
+            return "CUDA_ERROR_MISALIGNED_ADDRESS";
+        case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+            return "CUDA_ERROR_INVALID_ADDRESS_SPACE";
+        case CUDA_ERROR_INVALID_PC:
+            return "CUDA_ERROR_INVALID_PC";
+        case CUDA_ERROR_LAUNCH_FAILED:
+            return "CUDA_ERROR_LAUNCH_FAILED";
+        case CUDA_ERROR_ECC_UNCORRECTABLE:
+            return "CUDA_ERROR_ECC_UNCORRECTABLE";
+        default:
+            return "CUresult " + std::to_string(static_cast<int>(result));
     }
 }
 

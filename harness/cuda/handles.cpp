@@ -6,8 +6,10 @@
 #include <atomic>
 #include <utility>
 
-namespace warpsmith::cuda {
-namespace {
+namespace warpsmith::cuda
+{
+namespace
+{
 
 std::atomic<bool> g_context_lost{false};
 
@@ -20,8 +22,14 @@ void release_checked(CUresult rc, const char* call) noexcept
 
 }  // namespace
 
-void mark_context_lost() noexcept { g_context_lost.store(true); }
-bool context_lost() noexcept { return g_context_lost.load(); }
+void mark_context_lost() noexcept
+{
+    g_context_lost.store(true);
+}
+bool context_lost() noexcept
+{
+    return g_context_lost.load();
+}
 
 // ---- primary_context ----------------------------------------------------------------------------
 
@@ -66,7 +74,10 @@ device_buffer::device_buffer(std::size_t bytes) : bytes_(bytes)
         WARPSMITH_CU(cuMemAlloc, &ptr_, bytes);
 }
 
-device_buffer::~device_buffer() { reset(); }
+device_buffer::~device_buffer()
+{
+    reset();
+}
 
 device_buffer::device_buffer(device_buffer&& other) noexcept
     : ptr_(std::exchange(other.ptr_, 0)), bytes_(std::exchange(other.bytes_, 0))
@@ -109,7 +120,10 @@ pinned_buffer::pinned_buffer(std::size_t bytes) : bytes_(bytes)
         WARPSMITH_CU(cuMemAllocHost, &ptr_, bytes);
 }
 
-pinned_buffer::~pinned_buffer() { reset(); }
+pinned_buffer::~pinned_buffer()
+{
+    reset();
+}
 
 pinned_buffer::pinned_buffer(pinned_buffer&& other) noexcept
     : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0))
@@ -146,9 +160,12 @@ module module::load(std::string_view image)
     return m;
 }
 
-module::~module() { reset(); }
+module::~module()
+{
+    reset();
+}
 
-module::module(module&& other) noexcept : module_(std::exchange(other.module_, nullptr)) {}
+module::module(module&& other) noexcept :module_(std::exchange(other.module_, nullptr)) {}
 
 module& module::operator=(module&& other) noexcept
 {
@@ -186,9 +203,15 @@ CUfunction module::function(const std::string& name) const
 
 // ---- stream -------------------------------------------------------------------------------------
 
-stream::stream() { WARPSMITH_CU(cuStreamCreate, &stream_, CU_STREAM_NON_BLOCKING); }
+stream::stream()
+{
+    WARPSMITH_CU(cuStreamCreate, &stream_, CU_STREAM_NON_BLOCKING);
+}
 
-stream::~stream() { reset(); }
+stream::~stream()
+{
+    reset();
+}
 
 stream::stream(stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
 
@@ -211,9 +234,15 @@ void stream::reset() noexcept
 
 // ---- event --------------------------------------------------------------------------------------
 
-event::event(unsigned flags) { WARPSMITH_CU(cuEventCreate, &event_, flags); }
+event::event(unsigned flags)
+{
+    WARPSMITH_CU(cuEventCreate, &event_, flags);
+}
 
-event::~event() { reset(); }
+event::~event()
+{
+    reset();
+}
 
 event::event(event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
 
@@ -234,7 +263,10 @@ void event::reset() noexcept
     event_ = nullptr;
 }
 
-void event::record(CUstream s) const { WARPSMITH_CU(cuEventRecord, event_, s); }
+void event::record(CUstream s) const
+{
+    WARPSMITH_CU(cuEventRecord, event_, s);
+}
 
 float event::elapsed_ms(const event& start, const event& end)
 {

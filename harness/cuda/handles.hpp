@@ -14,7 +14,8 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith::cuda {
+namespace warpsmith::cuda
+{
 
 /// Marks the context as lost: after a sticky error or a kernel that never finishes, releasing
 /// driver objects is pointless (the process is about to exit) and may block forever (unloading a

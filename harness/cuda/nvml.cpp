@@ -2,8 +2,10 @@
 
 #include <dlfcn.h>
 
-namespace warpsmith::cuda {
-namespace {
+namespace warpsmith::cuda
+{
+namespace
+{
 
 // From nvml.h (stable ABI): nvmlReturn_t is an int enum with NVML_SUCCESS = 0; nvmlDevice_t is
 // an opaque pointer; nvmlClockType_t has NVML_CLOCK_SM = 1 and NVML_CLOCK_MEM = 2.

@@ -9,7 +9,8 @@
 #include <optional>
 #include <string>
 
-namespace warpsmith::cuda {
+namespace warpsmith::cuda
+{
 
 struct clock_reading
 {

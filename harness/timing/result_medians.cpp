@@ -4,7 +4,8 @@
 
 #include <cmath>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace json = boost::json;
 

@@ -9,7 +9,8 @@
 #include <map>
 #include <string>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// Median (µs) per performance case of an evaluation result; cases without a role count as
 /// performance cases.

@@ -9,11 +9,13 @@
 #include <limits>
 #include <set>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 std::vector<double> sorted_checked(const std::vector<double>& samples)
 {

@@ -15,7 +15,8 @@
 #include <optional>
 #include <string>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 struct prepared_candidate
 {
@@ -24,14 +25,16 @@ struct prepared_candidate
     std::optional<failure> fail;          ///< compile_error / entry_not_found otherwise.
     bool compiled_here = false;
     bool cache_hit = false;
-    double compile_ms = 0;                ///< NVRTC or cache lookup (0 for a cubin).
-    double load_ms = 0;                   ///< base64 decode + cuModuleLoadData + entry lookup.
+    double compile_ms = 0;  ///< NVRTC or cache lookup (0 for a cubin).
+    double load_ms = 0;     ///< base64 decode + cuModuleLoadData + entry lookup.
 };
 
 /// Parses the candidate object (where names it in bad_request messages, e.g. "evaluate:
 /// 'candidate'"), compiles it when it carries source instead of a cubin, and loads it. Malformed
 /// JSON throws request_error(bad_request).
-prepared_candidate prepare_candidate(const boost::json::value& candidate_json, const std::string& where,
-                                     const nvrtc_compiler& compiler, const std::string& arch);
+prepared_candidate prepare_candidate(const boost::json::value& candidate_json,
+                                     const std::string& where,
+                                     const nvrtc_compiler& compiler,
+                                     const std::string& arch);
 
 }  // namespace warpsmith::worker

@@ -4,7 +4,8 @@
 
 #include <stdexcept>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 check_area::check_area(std::size_t buffers, int slots)
     : buffers_(buffers == 0 ? 1 : buffers),
@@ -77,7 +78,8 @@ compare_counters check_area::host_compare(int slot, std::size_t b) const
     return {w[0], w[1], w[2], w[3], w[4]};
 }
 
-std::optional<std::uint64_t> check_area::find_index(CUstream s, std::chrono::milliseconds timeout,
+std::optional<std::uint64_t> check_area::find_index(CUstream s,
+                                                    std::chrono::milliseconds timeout,
                                                     const std::function<void(CUdeviceptr)>& enqueue) const
 {
     WARPSMITH_CU(cuMemsetD32Async, index_.ptr(), 0xFFFFFFFFu, 2, s);

@@ -20,7 +20,8 @@
 #include <functional>
 #include <optional>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 class check_area
 {
@@ -47,13 +48,17 @@ public:
     /// Runs one index search: sets the index word to ~0, lets enqueue launch a kernel that
     /// atomicMin's into the given device word, waits (polling, with timeout) and returns the index,
     /// or nullopt when the kernel found nothing.
-    std::optional<std::uint64_t> find_index(CUstream s, std::chrono::milliseconds timeout,
+    std::optional<std::uint64_t> find_index(CUstream s,
+                                            std::chrono::milliseconds timeout,
                                             const std::function<void(CUdeviceptr)>& enqueue) const;
 
     std::size_t device_bytes() const { return device_.size() + index_.size(); }
 
 private:
-    std::size_t word(int slot, std::size_t w) const { return static_cast<std::size_t>(slot) * slot_words_ + w; }
+    std::size_t word(int slot, std::size_t w) const
+    {
+        return static_cast<std::size_t>(slot) * slot_words_ + w;
+    }
 
     std::size_t buffers_;
     int slots_;

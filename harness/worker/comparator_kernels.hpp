@@ -15,7 +15,8 @@
 #include <cstdint>
 #include <string>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 /// Per-output comparison counters as the compare kernel leaves them in device memory: five
 /// 64-bit words in this order. max_abs_bits/max_rel_bits are the bit patterns of non-negative
@@ -85,14 +86,35 @@ public:
 
     /// Adds compare_counters of got vs ref (n elements of t) into counters (5 words, pre-zeroed).
     /// ref is unmasked with `mask` as it is read.
-    void compare(CUstream s, dtype t, CUdeviceptr got, CUdeviceptr ref, std::uint64_t n, double atol,
-                 double rtol, CUdeviceptr counters, reference_mask mask = {}) const;
+    void compare(CUstream s,
+                 dtype t,
+                 CUdeviceptr got,
+                 CUdeviceptr ref,
+                 std::uint64_t n,
+                 double atol,
+                 double rtol,
+                 CUdeviceptr counters,
+                 reference_mask mask = {}) const;
     /// atomicMin into *out_index (pre-set to ~0) of the first bad element index >= start.
-    void first_bad(CUstream s, dtype t, CUdeviceptr got, CUdeviceptr ref, std::uint64_t n, std::uint64_t start,
-                   double atol, double rtol, CUdeviceptr out_index, reference_mask mask = {}) const;
+    void first_bad(CUstream s,
+                   dtype t,
+                   CUdeviceptr got,
+                   CUdeviceptr ref,
+                   std::uint64_t n,
+                   std::uint64_t start,
+                   double atol,
+                   double rtol,
+                   CUdeviceptr out_index,
+                   reference_mask mask = {}) const;
     /// atomicMin into *out_index of the first index whose |got - ref| has exactly the bits target.
-    void find_abs_error(CUstream s, dtype t, CUdeviceptr got, CUdeviceptr ref, std::uint64_t n,
-                        std::uint64_t target_bits, CUdeviceptr out_index, reference_mask mask = {}) const;
+    void find_abs_error(CUstream s,
+                        dtype t,
+                        CUdeviceptr got,
+                        CUdeviceptr ref,
+                        std::uint64_t n,
+                        std::uint64_t target_bits,
+                        CUdeviceptr out_index,
+                        reference_mask mask = {}) const;
     /// XORs n elements of t at v with their mask, in place (masks, and applied again unmasks).
     void apply_mask(CUstream s, dtype t, CUdeviceptr v, std::uint64_t n, reference_mask mask) const;
     /// Adds the number of differing bytes of a and b (4-byte aligned, n bytes) to *out_count.
@@ -123,7 +145,8 @@ private:
     int sm_count_ = 1;
     int scrub_shared_bytes_ = 0;
     std::array<CUfunction, 11> compare_{}, first_bad_{}, find_abs_{}, ref_stats_{};
-    CUfunction diff_bytes_ = nullptr, check_guards_ = nullptr, scrub_ = nullptr, fma_ = nullptr, mask_ = nullptr;
+    CUfunction diff_bytes_ = nullptr, check_guards_ = nullptr, scrub_ = nullptr, fma_ = nullptr,
+               mask_ = nullptr;
 };
 
 }  // namespace warpsmith::worker

@@ -8,20 +8,28 @@
 #include <algorithm>
 #include <vector>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 constexpr int k_copy_runs = 10;
 constexpr int k_fma_runs = 5;
 constexpr int k_fma_iterations = 4096;
 constexpr int k_fma_blocks_per_sm = 8;
 
-json::value optional_int(const std::optional<int>& v) { return v ? json::value(*v) : json::value(nullptr); }
+json::value optional_int(const std::optional<int>& v)
+{
+    return v ? json::value(*v) : json::value(nullptr);
+}
 
-json::array triple(const std::array<int, 3>& a) { return json::array{a[0], a[1], a[2]}; }
+json::array triple(const std::array<int, 3>& a)
+{
+    return json::array{a[0], a[1], a[2]};
+}
 
 double median(std::vector<double> v)
 {
@@ -82,25 +90,30 @@ json::object device_info_json(const gpu_device& device)
         {"driver_version", device.driver_version()},
         {"uuid", device.uuid()},
         {"pci_bus_id", device.pci_bus_id()},
-        {"clocks", json::object{{"sm_mhz", optional_int(clocks.sm_mhz)}, {"mem_mhz", optional_int(clocks.mem_mhz)}}}};
+        {"clocks",
+         json::object{{"sm_mhz", optional_int(clocks.sm_mhz)}, {"mem_mhz", optional_int(clocks.mem_mhz)}}}};
 }
 
-json::object measure_device(gpu_device& device, const helper_kernels& helpers, std::chrono::milliseconds timeout)
+json::object measure_device(gpu_device& device,
+                            const helper_kernels& helpers,
+                            std::chrono::milliseconds timeout)
 {
     const auto t0 = std::chrono::steady_clock::now();
     const CUstream s = device.stream();
 
     // Copy bandwidth: 1 GiB each way when memory allows (about 17x the H200's L2), never more than
     // an eighth of the free memory, so a loaded workload is never pushed out.
-    const std::size_t bytes =
-        std::max<std::size_t>(std::min<std::size_t>(std::size_t{1} << 30, device.free_memory() / 8) / 256 * 256, 1 << 20);
+    const std::size_t bytes = std::max<std::size_t>(
+        std::min<std::size_t>(std::size_t{1} << 30, device.free_memory() / 8) / 256 * 256, 1 << 20);
     double copy_gbps = 0;
     {
         cuda::device_buffer src(bytes), dst(bytes);
         WARPSMITH_CU(cuMemsetD32Async, src.ptr(), 0x3F800000u, bytes / 4, s);
-        const std::vector<double> ms = time_runs(s, k_copy_runs, timeout, [&] {
-            WARPSMITH_CU(cuMemcpyDtoDAsync, dst.ptr(), src.ptr(), bytes, s);
-        });
+        const std::vector<double> ms =
+            time_runs(s,
+                      k_copy_runs,
+                      timeout,
+                      [&] { WARPSMITH_CU(cuMemcpyDtoDAsync, dst.ptr(), src.ptr(), bytes, s); });
         copy_gbps = 2.0 * static_cast<double>(bytes) / (median(ms) * 1e-3) / 1e9;
     }
 
@@ -110,9 +123,11 @@ json::object measure_device(gpu_device& device, const helper_kernels& helpers, s
     double tflops = 0;
     {
         cuda::device_buffer out(static_cast<std::size_t>(blocks) * 256 * sizeof(float));
-        const std::vector<double> ms = time_runs(s, k_fma_runs, timeout, [&] {
-            flops = helpers.fp32_fma(s, blocks, k_fma_iterations, out.ptr());
-        });
+        const std::vector<double> ms =
+            time_runs(s,
+                      k_fma_runs,
+                      timeout,
+                      [&] { flops = helpers.fp32_fma(s, blocks, k_fma_iterations, out.ptr()); });
         tflops = flops / (median(ms) * 1e-3) / 1e12;
     }
 
@@ -121,7 +136,8 @@ json::object measure_device(gpu_device& device, const helper_kernels& helpers, s
         {"fp32_tflops", tflops},
         {"copy_bytes", bytes},
         {"fp32_flops_per_launch", flops},
-        {"measure_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()}};
+        {"measure_ms",
+         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()}};
 }
 
 }  // namespace warpsmith::worker

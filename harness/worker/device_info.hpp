@@ -12,12 +12,15 @@
 
 #include <chrono>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 /// Every field listed for device_info, free memory read now, clocks from NVML (null without it).
 boost::json::object device_info_json(const gpu_device& device);
 
 /// {"copy_bandwidth_gbps", "fp32_tflops", "measure_ms", "copy_bytes", "fp32_flops_per_launch"}.
-boost::json::object measure_device(gpu_device& device, const helper_kernels& helpers, std::chrono::milliseconds timeout);
+boost::json::object measure_device(gpu_device& device,
+                                   const helper_kernels& helpers,
+                                   std::chrono::milliseconds timeout);
 
 }  // namespace warpsmith::worker

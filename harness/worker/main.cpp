@@ -7,18 +7,18 @@
 #include "harness/worker/protocol.hpp"
 #include "harness/worker/request_loop.hpp"
 
-#include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
-
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
 #include <string>
 #include <string_view>
 #include <unistd.h>
 
-namespace {
+namespace
+{
 
 using warpsmith::log_level;
 using warpsmith::user_error;
@@ -67,7 +67,8 @@ std::optional<worker_options> parse_args(int argc, char** argv)
 {
     worker_options o;
     bool mode_set = false;
-    const auto value = [&](int& i, std::string_view flag) -> std::string {
+    const auto value = [&](int& i, std::string_view flag) -> std::string
+    {
         if (i + 1 >= argc)
             throw user_error(std::string(flag) + " needs a value");
         return argv[++i];
@@ -130,13 +131,22 @@ void bind_logging(log_level level)
     logger->set_level(spdlog::level::trace);
     logger->flush_on(spdlog::level::trace);
     warpsmith::set_log_sink(
-        [logger](log_level l, std::string_view message) {
+        [logger](log_level l, std::string_view message)
+        {
             switch (l)
             {
-            case log_level::debug: logger->debug("{}", message); break;
-            case log_level::info: logger->info("{}", message); break;
-            case log_level::warn: logger->warn("{}", message); break;
-            case log_level::error: logger->error("{}", message); break;
+                case log_level::debug:
+                    logger->debug("{}", message);
+                    break;
+                case log_level::info:
+                    logger->info("{}", message);
+                    break;
+                case log_level::warn:
+                    logger->warn("{}", message);
+                    break;
+                case log_level::error:
+                    logger->error("{}", message);
+                    break;
             }
         },
         level);

@@ -5,7 +5,8 @@
 #include <cmath>
 #include <limits>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 namespace json = boost::json;
 
@@ -13,17 +14,26 @@ std::string_view to_string(error_kind k)
 {
     switch (k)
     {
-    case error_kind::bad_request: return "bad_request";
-    case error_kind::no_device: return "no_device";
-    case error_kind::no_workload: return "no_workload";
-    case error_kind::reference_failed: return "reference_failed";
-    case error_kind::no_baseline: return "no_baseline";
-    case error_kind::internal: return "internal";
+        case error_kind::bad_request:
+            return "bad_request";
+        case error_kind::no_device:
+            return "no_device";
+        case error_kind::no_workload:
+            return "no_workload";
+        case error_kind::reference_failed:
+            return "reference_failed";
+        case error_kind::no_baseline:
+            return "no_baseline";
+        case error_kind::internal:
+            return "internal";
     }
     return "internal";
 }
 
-void bad_request(const std::string& message) { throw request_error(error_kind::bad_request, message); }
+void bad_request(const std::string& message)
+{
+    throw request_error(error_kind::bad_request, message);
+}
 
 json::object ok_response(const json::value& id)
 {
@@ -32,9 +42,8 @@ json::object ok_response(const json::value& id)
 
 json::object error_response(const json::value& id, error_kind kind, std::string_view message)
 {
-    return json::object{{"id", id},
-                        {"ok", false},
-                        {"error", json::object{{"kind", to_string(kind)}, {"message", message}}}};
+    return json::object{
+        {"id", id}, {"ok", false}, {"error", json::object{{"kind", to_string(kind)}, {"message", message}}}};
 }
 
 json::value json_number(double v)
@@ -48,7 +57,8 @@ json::value json_number(double v)
 
 // ---- field_reader -------------------------------------------------------------------------------
 
-field_reader::field_reader(const json::object& object, std::string where) : object_(object), where_(std::move(where))
+field_reader::field_reader(const json::object& object, std::string where)
+    : object_(object), where_(std::move(where))
 {
 }
 
@@ -108,7 +118,9 @@ const json::array& field_reader::require_array(std::string_view key) const
     return *a;
 }
 
-std::optional<std::int64_t> field_reader::optional_int(std::string_view key, std::int64_t min, std::int64_t max) const
+std::optional<std::int64_t> field_reader::optional_int(std::string_view key,
+                                                       std::int64_t min,
+                                                       std::int64_t max) const
 {
     const json::value* v = find(key);
     if (!v)
@@ -116,12 +128,15 @@ std::optional<std::int64_t> field_reader::optional_int(std::string_view key, std
     std::optional<std::int64_t> x;
     if (v->is_int64())
         x = v->get_int64();
-    else if (v->is_uint64() && v->get_uint64() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    else if (v->is_uint64() &&
+             v->get_uint64() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
         x = static_cast<std::int64_t>(v->get_uint64());
-    else if (v->is_double() && std::trunc(v->get_double()) == v->get_double() && std::abs(v->get_double()) < 9e15)
+    else if (v->is_double() && std::trunc(v->get_double()) == v->get_double() &&
+             std::abs(v->get_double()) < 9e15)
         x = static_cast<std::int64_t>(v->get_double());
     if (!x || *x < min || *x > max)
-        bad_request(name(key) + " must be an integer from " + std::to_string(min) + " to " + std::to_string(max));
+        bad_request(name(key) + " must be an integer from " + std::to_string(min) + " to " +
+                    std::to_string(max));
     return x;
 }
 

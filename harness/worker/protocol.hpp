@@ -17,7 +17,8 @@
 #include <string_view>
 #include <vector>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 inline constexpr int protocol_version = 1;
 

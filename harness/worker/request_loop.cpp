@@ -17,11 +17,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 std::optional<compile_cache> make_cache(const worker_options& o)
 {
@@ -54,7 +56,10 @@ std::string_view trim(std::string_view s)
 
 }  // namespace
 
-request_loop::request_loop(worker_options options) : options_(std::move(options)), compiler_(make_cache(options_)) {}
+request_loop::request_loop(worker_options options)
+    : options_(std::move(options)), compiler_(make_cache(options_))
+{
+}
 
 request_loop::~request_loop() = default;
 
@@ -119,7 +124,8 @@ json::object request_loop::dispatch(const std::string& op, const json::object& r
     if (!is_gpu_op(op))
         bad_request("unknown op '" + op + "'");
     if (options_.mode != worker_mode::gpu)
-        bad_request("op '" + op + "' needs GPU mode (warpsmith-worker --device K); this worker runs --compile");
+        bad_request("op '" + op +
+                    "' needs GPU mode (warpsmith-worker --device K); this worker runs --compile");
 
     gpu_session& s = session();
     if (op == "device_info")
@@ -161,7 +167,8 @@ request_loop::outcome request_loop::handle_line(std::string_view raw)
     json::value v = json::parse(line, ec);
     if (ec)
     {
-        result.response = error_response(nullptr, error_kind::bad_request, "malformed JSON line: " + ec.message());
+        result.response =
+            error_response(nullptr, error_kind::bad_request, "malformed JSON line: " + ec.message());
         return result;
     }
     if (!v.is_object())
@@ -175,15 +182,15 @@ request_loop::outcome request_loop::handle_line(std::string_view raw)
         id = *i;
     else
     {
-        result.response = error_response(nullptr, error_kind::bad_request,
-                                         i ? "'id' must be an integer" : "'id' is missing");
+        result.response = error_response(
+            nullptr, error_kind::bad_request, i ? "'id' must be an integer" : "'id' is missing");
         return result;
     }
     const json::value* op_value = request.if_contains("op");
     if (!op_value || !op_value->is_string())
     {
-        result.response = error_response(id, error_kind::bad_request,
-                                         op_value ? "'op' must be a string" : "'op' is missing");
+        result.response = error_response(
+            id, error_kind::bad_request, op_value ? "'op' must be a string" : "'op' is missing");
         return result;
     }
     const std::string op(op_value->get_string());
@@ -191,7 +198,8 @@ request_loop::outcome request_loop::handle_line(std::string_view raw)
     // Failures that lose the CUDA context: the response says so and the worker exits afterwards.
     // During load_workload only the reference runs, so such a failure is the reference's.
     const error_kind lost_kind = op == "load_workload" ? error_kind::reference_failed : error_kind::internal;
-    const auto fail = [&](error_kind kind, const std::string& message, bool restart) {
+    const auto fail = [&](error_kind kind, const std::string& message, bool restart)
+    {
         result.response = error_response(id, kind, message);
         if (restart)
         {
@@ -223,7 +231,8 @@ request_loop::outcome request_loop::handle_line(std::string_view raw)
     catch (const cuda::cuda_error& e)
     {
         if (e.is_sticky())
-            fail(lost_kind, op + ": " + e.what() + "; the CUDA context is lost and the worker restarts", true);
+            fail(
+                lost_kind, op + ": " + e.what() + "; the CUDA context is lost and the worker restarts", true);
         else
             fail(error_kind::internal, op + ": " + e.what(), false);
     }

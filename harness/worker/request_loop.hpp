@@ -22,7 +22,8 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 class gpu_session;
 class protocol_writer;

@@ -7,7 +7,8 @@
 #include <algorithm>
 #include <thread>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 void wait_for_stream(CUstream s, std::chrono::milliseconds timeout, const std::string& what)
 {

@@ -9,13 +9,13 @@
 // Every launch sequence that is waited on at once is sized so that, at the kernel's measured speed,
 // it needs well under the timeout (see timer.cpp), so the timeout is a real per-launch budget.
 
-#include <cuda.h>
-
 #include <chrono>
+#include <cuda.h>
 #include <stdexcept>
 #include <string>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 /// A wait exceeded launch_timeout_ms.
 class kernel_hang : public std::runtime_error

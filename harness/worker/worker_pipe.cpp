@@ -15,11 +15,13 @@
 
 extern char** environ;
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 [[noreturn]] void throw_errno(const std::string& what)
 {
@@ -46,8 +48,8 @@ worker_pipe::worker_pipe(const std::vector<std::string>& argv, const std::string
     posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
     posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
     if (!stderr_path.empty())
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                         0644);
+        posix_spawn_file_actions_addopen(
+            &actions, STDERR_FILENO, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     std::vector<char*> args;
     for (const std::string& a : argv)
         args.push_back(const_cast<char*>(a.c_str()));
@@ -109,10 +111,11 @@ std::optional<std::string> worker_pipe::read_line(std::chrono::milliseconds time
             buffer_.erase(0, nl + 1);
             return line;
         }
-        const auto left =
-            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0)
-            throw std::runtime_error("the worker did not answer within " + std::to_string(timeout.count()) + " ms");
+            throw std::runtime_error("the worker did not answer within " + std::to_string(timeout.count()) +
+                                     " ms");
         pollfd p{stdout_fd_, POLLIN, 0};
         const int rc = ::poll(&p, 1, static_cast<int>(left.count()));
         if (rc < 0 && errno != EINTR)
@@ -138,7 +141,8 @@ std::optional<json::object> worker_pipe::read_response(std::chrono::milliseconds
     boost::system::error_code ec;
     json::value v = json::parse(*line, ec);
     if (ec || !v.is_object())
-        throw std::runtime_error("the worker wrote a line that is not a JSON object: " + line->substr(0, 200));
+        throw std::runtime_error("the worker wrote a line that is not a JSON object: " +
+                                 line->substr(0, 200));
     return std::move(v.get_object());
 }
 
@@ -150,9 +154,11 @@ json::object worker_pipe::request(json::object req, std::chrono::milliseconds ti
     send_line(json::serialize(req));
     std::optional<json::object> resp = read_response(timeout);
     if (!resp)
-        throw std::runtime_error("the worker closed its output instead of answering " + json::serialize(req["op"]));
+        throw std::runtime_error("the worker closed its output instead of answering " +
+                                 json::serialize(req["op"]));
     if (resp->if_contains("id") == nullptr || (*resp)["id"] != id)
-        throw std::runtime_error("the worker answered with another id: " + json::serialize(*resp).substr(0, 200));
+        throw std::runtime_error("the worker answered with another id: " +
+                                 json::serialize(*resp).substr(0, 200));
     return std::move(*resp);
 }
 

@@ -14,7 +14,8 @@
 #include <sys/types.h>
 #include <vector>
 
-namespace warpsmith::worker {
+namespace warpsmith::worker
+{
 
 class worker_pipe
 {

@@ -6,7 +6,8 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 using detail::json_location;
 

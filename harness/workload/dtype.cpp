@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <cstring>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
-namespace {
+namespace
+{
 
 struct dtype_info
 {

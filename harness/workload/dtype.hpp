@@ -6,7 +6,8 @@
 #include <optional>
 #include <string_view>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 enum class dtype
 {

@@ -5,7 +5,8 @@
 #include <limits>
 #include <set>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 enum class node_kind
 {
@@ -52,7 +53,8 @@ struct expression::node
     std::size_t column = 1;  ///< 1-based column of the token that makes this node
 };
 
-namespace {
+namespace
+{
 
 using node_ptr = std::shared_ptr<const expression::node>;
 

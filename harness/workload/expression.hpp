@@ -14,7 +14,8 @@
 #include <string_view>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// Values bound to identifiers during evaluation.
 using variables = std::map<std::string, std::int64_t, std::less<>>;

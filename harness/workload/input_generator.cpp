@@ -14,7 +14,8 @@
 #include <thread>
 #include <vector>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 std::uint64_t splitmix64_mix(std::uint64_t z)
 {
@@ -49,7 +50,8 @@ std::uint64_t derived_case_seed(std::uint64_t workload_seed, std::string_view ca
     return splitmix64_mix(workload_seed ^ fnv1a64(case_name));
 }
 
-namespace {
+namespace
+{
 
 // The same double as 2 * M_PI: doubling is exact, so 2*pi in any language gives these bits.
 constexpr double two_pi = 6.283185307179586;

@@ -25,7 +25,8 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// SplitMix64 finalizer (Steele, Lea, Flood 2014): the mixing function of the generator.
 std::uint64_t splitmix64_mix(std::uint64_t z);
@@ -46,12 +47,13 @@ std::uint64_t derived_case_seed(std::uint64_t workload_seed, std::string_view ca
 /// Generates `count` elements of type t per spec, as little-endian bytes (size count*size_of(t)).
 /// For input_kind::file the file must hold at least count elements; extra bytes are an error too.
 /// Throws user_error naming the buffer on a bad spec or file.
-std::string generate_input(dtype t, const input_spec& spec, std::uint64_t seed, std::int64_t count,
-                           std::string_view buffer_name);
+std::string generate_input(
+    dtype t, const input_spec& spec, std::uint64_t seed, std::int64_t count, std::string_view buffer_name);
 
 /// Generates the bytes of every input and inout buffer of a case, keyed by parameter name, using
 /// the given case seed (the stated seed or a hidden one). Output-only buffers are absent.
-std::map<std::string, std::string> generate_case_inputs(const workload& w, const workload_case& c,
+std::map<std::string, std::string> generate_case_inputs(const workload& w,
+                                                        const workload_case& c,
                                                         std::uint64_t case_seed);
 
 }  // namespace warpsmith

@@ -10,7 +10,8 @@
 #include <charconv>
 #include <cmath>
 
-namespace warpsmith::detail {
+namespace warpsmith::detail
+{
 
 json_location::json_location(std::string origin, std::string path)
     : origin_(std::move(origin)), path_(std::move(path))
@@ -80,7 +81,8 @@ bool is_reserved_word(std::string_view s)
     return std::find(words.begin(), words.end(), s) != words.end();
 }
 
-namespace {
+namespace
+{
 
 std::size_t edit_distance(std::string_view a, std::string_view b)
 {

@@ -13,7 +13,8 @@
 #include <string_view>
 #include <vector>
 
-namespace warpsmith::detail {
+namespace warpsmith::detail
+{
 
 /// Where a JSON value sits: an origin (a file name, or empty) and a field path inside it.
 class json_location

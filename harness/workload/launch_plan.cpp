@@ -6,9 +6,11 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
-namespace {
+namespace
+{
 
 std::int64_t evaluate_field(const expression& e, const variables& vars, const std::string& field)
 {

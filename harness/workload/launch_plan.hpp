@@ -11,7 +11,8 @@
 #include <cstdint>
 #include <string_view>
 
-namespace warpsmith {
+namespace warpsmith
+{
 
 /// A launch configuration with every expression evaluated.
 struct launch_dims
@@ -27,7 +28,8 @@ struct launch_dims
 struct launch_plan
 {
     std::array<expression, 3> grid{expression::constant(1), expression::constant(1), expression::constant(1)};
-    std::array<expression, 3> block{expression::constant(1), expression::constant(1), expression::constant(1)};
+    std::array<expression, 3> block{
+        expression::constant(1), expression::constant(1), expression::constant(1)};
     expression shared_bytes = expression::constant(0);
 
     /// Evaluates every field; throws expression_error naming the field ("launch.grid[0]: ...").

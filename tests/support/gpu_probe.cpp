@@ -2,7 +2,8 @@
 
 #include <dlfcn.h>
 
-namespace warpsmith::test {
+namespace warpsmith::test
+{
 
 bool gpu_available(std::string& why)
 {

@@ -5,7 +5,8 @@
 
 #include <string>
 
-namespace warpsmith::test {
+namespace warpsmith::test
+{
 
 /// True when a CUDA device can be used; otherwise why holds the reason.
 bool gpu_available(std::string& why);

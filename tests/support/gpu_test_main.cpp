@@ -10,7 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace {
+namespace
+{
 
 struct require_gpu
 {

@@ -3,7 +3,8 @@
 #include <cstdlib>
 #include <random>
 
-namespace warpsmith::test {
+namespace warpsmith::test
+{
 
 // Both paths can be overridden from the environment because a build carried to another machine
 // (scripts/gpu-test on the GPU host) finds the source tree somewhere else.
@@ -13,7 +14,10 @@ std::filesystem::path source_dir()
         return env;
     return WARPSMITH_SOURCE_DIR;
 }
-std::filesystem::path binary_dir() { return WARPSMITH_BINARY_DIR; }
+std::filesystem::path binary_dir()
+{
+    return WARPSMITH_BINARY_DIR;
+}
 
 std::filesystem::path bin_dir()
 {

@@ -6,7 +6,8 @@
 #include <filesystem>
 #include <string>
 
-namespace warpsmith::test {
+namespace warpsmith::test
+{
 
 std::filesystem::path source_dir();
 std::filesystem::path binary_dir();

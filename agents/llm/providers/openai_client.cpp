@@ -8,13 +8,15 @@
 
 #include <boost/json.hpp>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 namespace asio = boost::asio;
 namespace json = boost::json;
 using clock_type = std::chrono::system_clock;
 
-namespace {
+namespace
+{
 
 constexpr const char* default_base_url = "https://api.openai.com/v1";
 
@@ -50,11 +52,14 @@ openai_client::openai_client(asio::any_io_executor ex, openai_client_options opt
     base_printable_ = url.to_string();
     loopback_ = http::is_loopback_host(url.host);
     if (opts_.insecure_local && !loopback_)
-        throw user_error("--insecure-local turns TLS verification off only for a loopback --base-url (127.0.0.1, ::1, "
-                         "localhost); '" + url.host + "' is not one");
+        throw user_error(
+            "--insecure-local turns TLS verification off only for a loopback --base-url (127.0.0.1, ::1, "
+            "localhost); '" +
+            url.host + "' is not one");
     if (!opts_.key && url.host == "api.openai.com")
-        throw user_error("no OpenAI API key: set OPENAI_API_KEY (or put OPENAI_API_KEY=... in ./.env), or name another "
-                         "variable with --api-key-env");
+        throw user_error(
+            "no OpenAI API key: set OPENAI_API_KEY (or put OPENAI_API_KEY=... in ./.env), or name another "
+            "variable with --api-key-env");
     if (opts_.key)
         redact_.add_secret(opts_.key->value);
     if (opts_.model.empty())
@@ -96,7 +101,8 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
     const std::string path = responses ? "/responses" : "/chat/completions";
     if (req.model.empty())
         req.model = opts_.model;
-    endpoint_context ctx{provider(), base_printable_, req.model, opts_.key ? opts_.key->source : "", loopback_};
+    endpoint_context ctx{
+        provider(), base_printable_, req.model, opts_.key ? opts_.key->source : "", loopback_};
     const redactor& redact = opts_.redact ? *opts_.redact : redact_;
 
     for (int protocol_attempt = 1;; ++protocol_attempt)
@@ -107,7 +113,8 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
         exchange_trace trace;
         trace.provider = provider();
         trace.url = base_printable_ + path;
-        json::object body = responses ? build_responses_body(effective) : build_chat_body(effective, opts_.chat_caps);
+        json::object body =
+            responses ? build_responses_body(effective) : build_chat_body(effective, opts_.chat_caps);
         trace.request_body = body;
 
         http::http_request hr;
@@ -129,7 +136,8 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
             {
                 responses_stream rs;
                 chat_stream cs;
-                http::http_client::event_handler on_event = [&](const http::sse_event& ev) {
+                http::http_client::event_handler on_event = [&](const http::sse_event& ev)
+                {
                     const auto now = clock_type::now();
                     if (!trace.t_first_byte)
                         trace.t_first_byte = now;
@@ -137,8 +145,9 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
                     json::value data = json::parse(ev.data, ec);
                     if (ec)
                         data = json::value(ev.data);
-                    trace.events.push_back(json::object{
-                        {"t_ms", ms_between(trace.t_send, now)}, {"event", ev.event}, {"data", std::move(data)}});
+                    trace.events.push_back(json::object{{"t_ms", ms_between(trace.t_send, now)},
+                                                        {"event", ev.event},
+                                                        {"data", std::move(data)}});
                     if (responses)
                         rs.on_event(ev);
                     else
@@ -162,7 +171,8 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
             else
             {
                 std::string text;
-                http::http_client::body_handler on_body = [&](std::string_view piece) {
+                http::http_client::body_handler on_body = [&](std::string_view piece)
+                {
                     if (!trace.t_first_byte)
                         trace.t_first_byte = clock_type::now();
                     text.append(piece);
@@ -192,7 +202,8 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
         {
             if (resp.model.empty())
                 resp.model = req.model;
-            resp.usage = opts_.prices->priced(opts_.prices->find(req.model) ? req.model : resp.model, resp.usage);
+            resp.usage =
+                opts_.prices->priced(opts_.prices->find(req.model) ? req.model : resp.model, resp.usage);
             resp.trace = trace;
             resp.record = notify(req, &resp, trace);
             co_return resp;
@@ -218,7 +229,8 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
                 mentions_structured_output(e.body()))
             {
                 opts_.chat_caps.json_schema = false;
-                log_warn(base_printable_ + " refused response_format json_schema (HTTP 400); asking again without it; "
+                log_warn(base_printable_ +
+                         " refused response_format json_schema (HTTP 400); asking again without it; "
                          "answers are parsed from fenced blocks from now on");
                 again = true;
             }
@@ -235,8 +247,9 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
             trace.error = redact.apply(std::string_view(e.what()));
             if (is_protocol_failure(e) && protocol_attempt <= opts_.protocol_retries)
             {
-                log_warn(provider() + ": " + trace.error + "; asking again (" + std::to_string(protocol_attempt + 1) +
-                         " of " + std::to_string(opts_.protocol_retries + 1) + ")");
+                log_warn(provider() + ": " + trace.error + "; asking again (" +
+                         std::to_string(protocol_attempt + 1) + " of " +
+                         std::to_string(opts_.protocol_retries + 1) + ")");
                 again = true;
             }
             else

@@ -29,7 +29,8 @@
 #include <optional>
 #include <string>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 enum class api_kind
 {
@@ -47,12 +48,12 @@ enum class structured_mode
 struct openai_client_options
 {
     api_kind api = api_kind::responses;
-    std::string base_url;                      ///< "" -> https://api.openai.com/v1
+    std::string base_url;  ///< "" -> https://api.openai.com/v1
     std::string model;
-    std::optional<api_key> key;                ///< Sent as "Authorization: Bearer".
-    bool insecure_local = false;               ///< Verification off; only for loopback base URLs.
+    std::optional<api_key> key;   ///< Sent as "Authorization: Bearer".
+    bool insecure_local = false;  ///< Verification off; only for loopback base URLs.
     structured_mode structured = structured_mode::automatic;
-    chat_capabilities chat_caps;               ///< openai-chat: what the server accepts.
+    chat_capabilities chat_caps;  ///< openai-chat: what the server accepts.
 
     std::chrono::milliseconds request_timeout{600'000};
     std::chrono::milliseconds connect_timeout{15'000};
@@ -64,8 +65,8 @@ struct openai_client_options
     std::optional<std::filesystem::path> extra_ca_file;  ///< Tests: the fake server's certificate.
     std::optional<std::string> proxy;                    ///< http_client_options::proxy.
 
-    std::shared_ptr<const price_table> prices;           ///< null: built-in defaults.
-    std::shared_ptr<const redactor> redact;              ///< null: redacts the key only.
+    std::shared_ptr<const price_table> prices;  ///< null: built-in defaults.
+    std::shared_ptr<const redactor> redact;     ///< null: redacts the key only.
 };
 
 class openai_client final : public model_client

@@ -7,11 +7,13 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 namespace fs = std::filesystem;
 
-replay_client::replay_client(const fs::path& run, std::chrono::milliseconds order_grace) : order_grace_(order_grace)
+replay_client::replay_client(const fs::path& run, std::chrono::milliseconds order_grace)
+    : order_grace_(order_grace)
 {
     std::error_code ec;
     fs::path dir = run;
@@ -33,7 +35,8 @@ replay_client::replay_client(const fs::path& run, std::chrono::milliseconds orde
         ++count;
     }
     if (count == 0)
-        throw user_error("--replay-from " + run.string() + ": " + dir.string() + " holds no recorded model answers");
+        throw user_error("--replay-from " + run.string() + ": " + dir.string() +
+                         " holds no recorded model answers");
     // A Chat Completions run that fell back to fenced blocks recorded answers in that form; the
     // parser reads both forms, so the prompt flavour does not change what is served.
     structured_ = true;
@@ -42,7 +45,8 @@ replay_client::replay_client(const fs::path& run, std::chrono::milliseconds orde
 boost::asio::awaitable<model_response> replay_client::complete(model_request req)
 {
     auto& q = queues_[req.branch];
-    const std::string who = req.branch < 0 ? std::string("workload inference") : "branch " + std::to_string(req.branch);
+    const std::string who =
+        req.branch < 0 ? std::string("workload inference") : "branch " + std::to_string(req.branch);
     if (q.empty())
         throw replay_exhausted("replay: " + source_ + " has no more recorded answers for " + who + " (" +
                                std::to_string(served_[req.branch]) + " served)");
@@ -54,7 +58,8 @@ boost::asio::awaitable<model_response> replay_client::complete(model_request req
     {
         boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor);
         const auto deadline = std::chrono::steady_clock::now() + order_grace_;
-        while (!unserved_.empty() && *unserved_.begin() < rec.seq && std::chrono::steady_clock::now() < deadline)
+        while (!unserved_.empty() && *unserved_.begin() < rec.seq &&
+               std::chrono::steady_clock::now() < deadline)
         {
             timer.expires_after(std::chrono::milliseconds(1));
             co_await timer.async_wait(boost::asio::use_awaitable);
@@ -63,8 +68,9 @@ boost::asio::awaitable<model_response> replay_client::complete(model_request req
         {
             if (!warned_order_)
                 log_warn("replay: " + who + " waited " + std::to_string(order_grace_.count()) +
-                         " ms for recorded answer " + std::to_string(*unserved_.begin()) + " (served before " +
-                         rec.file + " in the recorded run); serving out of the recorded order, so candidate ids "
+                         " ms for recorded answer " + std::to_string(*unserved_.begin()) +
+                         " (served before " + rec.file +
+                         " in the recorded run); serving out of the recorded order, so candidate ids "
                          "may differ");
             warned_order_ = true;
             // The run has diverged: nobody asks for those answers now, so no later answer waits for them.
@@ -72,9 +78,10 @@ boost::asio::awaitable<model_response> replay_client::complete(model_request req
         }
     }
     unserved_.erase(rec.seq);
-    if ((rec.request_digest != request_digest(req) || rec.purpose != req.purpose) && warned_.insert(req.branch).second)
-        log_warn("replay: request " + std::to_string(served_[req.branch]) + " of " + who + " (" + req.purpose +
-                 ") differs from the recorded one " + rec.file + " (" + rec.purpose +
+    if ((rec.request_digest != request_digest(req) || rec.purpose != req.purpose) &&
+        warned_.insert(req.branch).second)
+        log_warn("replay: request " + std::to_string(served_[req.branch]) + " of " + who + " (" +
+                 req.purpose + ") differs from the recorded one " + rec.file + " (" + rec.purpose +
                  "); serving the recorded answers in order anyway");
 
     exchange_trace trace;

@@ -12,8 +12,8 @@
 // number has been served, so answers reach the search in the recorded order and candidates get the
 // same ids (c0001, ...) as in the recorded run; prompts that quote ids then match too. A run that
 // diverges (a branch never asks for an earlier answer) waits `order_grace` once for those answers,
-// is then served out of order with one warning, and no later answer waits for them again. Inference answers are outside this order: they
-// come before the search, and a replay given --workload asks for none.
+// is then served out of order with one warning, and no later answer waits for them again. Inference answers
+// are outside this order: they come before the search, and a replay given --workload asks for none.
 // Mismatches:
 //  * a request whose conversation digest or purpose differs from the recorded one (a changed
 //    prompt, a different history) is still served the recorded answer, with one warning per branch;
@@ -34,7 +34,8 @@
 #include <stdexcept>
 #include <string>
 
-namespace warpsmith::llm {
+namespace warpsmith::llm
+{
 
 class replay_exhausted : public std::runtime_error
 {

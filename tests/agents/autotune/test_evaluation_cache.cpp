@@ -65,9 +65,14 @@ BOOST_AUTO_TEST_CASE(keys_depend_on_what_changes_a_result)
     BOOST_TEST(same.file() == cache.file());
     // Nor can the vendor baselines and the roofline it is compared with.
     auto w4 = w;
-    w4.baselines.push_back(
-        baseline_spec{"cublas", "cublas_sgemm", expression::parse("n"), expression::constant(1),
-                      expression::constant(1), "x", "x", "y"});
+    w4.baselines.push_back(baseline_spec{"cublas",
+                                         "cublas_sgemm",
+                                         expression::parse("n"),
+                                         expression::constant(1),
+                                         expression::constant(1),
+                                         "x",
+                                         "x",
+                                         "y"});
     w4.roofline = roofline_work{expression::parse("8*n"), expression::parse("n"), "one read, one write"};
     BOOST_TEST(workload_identity(w4) == workload_identity(w));
     evaluation_cache compared(w4, test::h200_device(), cold_timing(), dir.path());

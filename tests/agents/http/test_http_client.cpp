@@ -3,7 +3,6 @@
 // a loaded machine could break.
 
 #include "agents/http/http_client.hpp"
-
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
 #include "tests/agents/support/async_test.hpp"
@@ -13,8 +12,8 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/test/unit_test.hpp>
@@ -30,7 +29,8 @@ using namespace warpsmith::test;
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
 
-namespace {
+namespace
+{
 
 http_client_options options_for(const fake_http_server& server)
 {
@@ -67,7 +67,8 @@ request_handler sequence(std::vector<response_plan> plans)
 {
     auto shared = std::make_shared<std::vector<response_plan>>(std::move(plans));
     auto next = std::make_shared<std::atomic<std::size_t>>(0);
-    return [shared, next](const recorded_request&) {
+    return [shared, next](const recorded_request&)
+    {
         std::size_t i = next->fetch_add(1);
         return (*shared)[std::min(i, shared->size() - 1)];
     };
@@ -82,7 +83,8 @@ struct log_capture
     log_capture()
     {
         set_log_sink(
-            [this](log_level, std::string_view line) {
+            [this](log_level, std::string_view line)
+            {
                 std::lock_guard lock(mutex);
                 lines.emplace_back(line);
             },
@@ -112,11 +114,13 @@ BOOST_FIXTURE_TEST_SUITE(http_client_suite, io_fixture)
 
 BOOST_AUTO_TEST_CASE(post_over_http_sends_headers_and_body)
 {
-    fake_http_server server([](const recorded_request&) {
-        auto p = response_plan::json(200, R"({"ok":true})");
-        p.headers.emplace_back("x-request-id", "req-1");
-        return p;
-    });
+    fake_http_server server(
+        [](const recorded_request&)
+        {
+            auto p = response_plan::json(200, R"({"ok":true})");
+            p.headers.emplace_back("x-request-id", "req-1");
+            return p;
+        });
     http_client client(ioc.get_executor(), options_for(server));
     http_response r = run_coro(ioc, client.request(post("/chat/completions", R"({"model":"m"})")));
     BOOST_TEST(r.status == 200u);
@@ -138,7 +142,8 @@ BOOST_AUTO_TEST_CASE(post_over_http_sends_headers_and_body)
 
 BOOST_AUTO_TEST_CASE(get_over_https_with_a_throwaway_ca)
 {
-    fake_http_server server([](const recorded_request& r) { return response_plan::text(200, "hello " + r.method); },
+    fake_http_server server([](const recorded_request& r)
+                            { return response_plan::text(200, "hello " + r.method); },
                             transport::https);
     http_client client(ioc.get_executor(), options_for(server));
     http_request req;
@@ -153,9 +158,11 @@ BOOST_AUTO_TEST_CASE(get_over_https_with_a_throwaway_ca)
 
 BOOST_AUTO_TEST_CASE(sni_is_sent_for_names_not_for_addresses)
 {
-    fake_http_server server([](const recorded_request&) { return response_plan::text(200, "ok"); }, transport::https);
+    fake_http_server server([](const recorded_request&) { return response_plan::text(200, "ok"); },
+                            transport::https);
     auto o = options_for(server);
-    o.base_url = "https://localhost:" + std::to_string(server.port()) + "/v1";  // the certificate names localhost
+    o.base_url =
+        "https://localhost:" + std::to_string(server.port()) + "/v1";  // the certificate names localhost
     http_client by_name(ioc.get_executor(), o);
     BOOST_TEST(run_coro(ioc, by_name.request(post("/x"))).body == "ok");
     http_client by_address(ioc.get_executor(), options_for(server));
@@ -186,11 +193,13 @@ BOOST_AUTO_TEST_CASE(keep_alive_reuses_one_connection)
 
 BOOST_AUTO_TEST_CASE(connection_close_is_respected)
 {
-    fake_http_server server([](const recorded_request&) {
-        auto p = response_plan::json(200, "{}");
-        p.close = true;
-        return p;
-    });
+    fake_http_server server(
+        [](const recorded_request&)
+        {
+            auto p = response_plan::json(200, "{}");
+            p.close = true;
+            return p;
+        });
     http_client client(ioc.get_executor(), options_for(server));
     for (int i = 0; i < 3; ++i)
         BOOST_TEST(run_coro(ioc, client.request(post("/x"))).status == 200u);
@@ -205,7 +214,8 @@ BOOST_AUTO_TEST_CASE(stale_pooled_connection_is_replaced_without_a_retry)
     // as a server does when it closes an idle connection at the moment the request is sent.
     response_plan dropped;
     dropped.drop = true;
-    fake_http_server server(sequence({response_plan::json(200, "1"), dropped, response_plan::json(200, "3")}));
+    fake_http_server server(
+        sequence({response_plan::json(200, "1"), dropped, response_plan::json(200, "3")}));
     http_client client(ioc.get_executor(), options_for(server));
     BOOST_TEST(run_coro(ioc, client.request(post("/x"))).body == "1");
     http_response second = run_coro(ioc, client.request(post("/x")));
@@ -267,7 +277,8 @@ BOOST_AUTO_TEST_CASE(retry_after_ms_is_preferred)
 
 BOOST_AUTO_TEST_CASE(server_errors_then_success)
 {
-    fake_http_server server(sequence({response_plan::text(500, "boom"), response_plan::text(503, "busy"),
+    fake_http_server server(sequence({response_plan::text(500, "boom"),
+                                      response_plan::text(503, "busy"),
                                       response_plan::json(200, "fine")}));
     http_client client(ioc.get_executor(), options_for(server));
     http_response r = run_coro(ioc, client.request(post("/x")));
@@ -279,7 +290,8 @@ BOOST_AUTO_TEST_CASE(server_errors_then_success)
 
 BOOST_AUTO_TEST_CASE(retries_exhausted_throws_the_last_status)
 {
-    fake_http_server server([](const recorded_request&) { return response_plan::json(503, R"({"error":"overloaded"})"); });
+    fake_http_server server([](const recorded_request&)
+                            { return response_plan::json(503, R"({"error":"overloaded"})"); });
     http_client client(ioc.get_executor(), options_for(server));
     try
     {
@@ -305,9 +317,8 @@ BOOST_AUTO_TEST_CASE(client_errors_are_not_retried)
 {
     for (unsigned status : {400u, 401u, 403u, 404u, 422u})
     {
-        fake_http_server server([status](const recorded_request&) {
-            return response_plan::json(status, R"({"error":{"message":"nope"}})");
-        });
+        fake_http_server server([status](const recorded_request&)
+                                { return response_plan::json(status, R"({"error":{"message":"nope"}})"); });
         http_client client(ioc.get_executor(), options_for(server));
         try
         {
@@ -328,7 +339,8 @@ BOOST_AUTO_TEST_CASE(client_errors_are_not_retried)
 
 BOOST_AUTO_TEST_CASE(error_bodies_are_capped)
 {
-    fake_http_server server([](const recorded_request&) { return response_plan::text(400, std::string(100'000, 'e')); });
+    fake_http_server server([](const recorded_request&)
+                            { return response_plan::text(400, std::string(100'000, 'e')); });
     auto o = options_for(server);
     o.max_error_body_bytes = 1000;
     http_client client(ioc.get_executor(), o);
@@ -428,7 +440,8 @@ BOOST_AUTO_TEST_CASE(truncated_bodies_are_retryable_errors)
 
 BOOST_AUTO_TEST_CASE(malformed_responses_are_protocol_errors)
 {
-    for (std::string raw : {std::string("HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n"), std::string("hello there\r\n\r\n"),
+    for (std::string raw : {std::string("HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n"),
+                            std::string("hello there\r\n\r\n"),
                             std::string("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")})
     {
         response_plan bad;
@@ -454,8 +467,9 @@ BOOST_AUTO_TEST_CASE(malformed_responses_are_protocol_errors)
 BOOST_AUTO_TEST_CASE(interim_responses_are_skipped)
 {
     response_plan interim;
-    interim.raw = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n"
-                  "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfinal";
+    interim.raw =
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n"
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfinal";
     fake_http_server server([interim](const recorded_request&) { return interim; });
     http_client client(ioc.get_executor(), options_for(server));
     http_response r = run_coro(ioc, client.request(post("/x")));
@@ -498,7 +512,8 @@ BOOST_AUTO_TEST_CASE(body_delimited_by_close_over_tls_without_close_notify)
 
 BOOST_AUTO_TEST_CASE(oversized_success_body_is_an_error)
 {
-    fake_http_server server([](const recorded_request&) { return response_plan::text(200, std::string(5000, 'b')); });
+    fake_http_server server([](const recorded_request&)
+                            { return response_plan::text(200, std::string(5000, 'b')); });
     auto o = options_for(server);
     o.max_body_bytes = 1000;
     http_client client(ioc.get_executor(), o);
@@ -544,7 +559,8 @@ BOOST_AUTO_TEST_CASE(sse_events_arrive_before_the_stream_ends)
         o.request_timeout = 10s;
         http_client client(ioc.get_executor(), o);
         std::vector<sse_event> events;
-        http_client::event_handler on_event = [&](const sse_event& ev) {
+        http_client::event_handler on_event = [&](const sse_event& ev)
+        {
             events.push_back(ev);
             if (events.size() == 1)
                 saw_first.open();
@@ -564,7 +580,8 @@ BOOST_AUTO_TEST_CASE(sse_events_arrive_before_the_stream_ends)
 
 BOOST_AUTO_TEST_CASE(sse_split_across_chunks_and_utf8)
 {
-    auto plan = response_plan::sse({{"data: he"}, {"llo\r"}, {"\n\r\nda"}, {"ta: w\xC3"}, {"\xB6rld\n"}, {"\n"}});
+    auto plan =
+        response_plan::sse({{"data: he"}, {"llo\r"}, {"\n\r\nda"}, {"ta: w\xC3"}, {"\xB6rld\n"}, {"\n"}});
     fake_http_server server([plan](const recorded_request&) { return plan; }, transport::https);
     http_client client(ioc.get_executor(), options_for(server));
     std::vector<std::string> got;
@@ -584,7 +601,8 @@ BOOST_AUTO_TEST_CASE(raw_stream_delivers_bytes_incrementally)
     fake_http_server server([plan](const recorded_request&) { return plan; });
     http_client client(ioc.get_executor(), options_for(server));
     std::string received;
-    http_client::body_handler on_body = [&](std::string_view piece) {
+    http_client::body_handler on_body = [&](std::string_view piece)
+    {
         received += piece;
         if (received == "first|")
             go.open();
@@ -596,9 +614,8 @@ BOOST_AUTO_TEST_CASE(raw_stream_delivers_bytes_incrementally)
 
 BOOST_AUTO_TEST_CASE(stream_error_status_throws_with_body_and_delivers_nothing)
 {
-    fake_http_server server([](const recorded_request&) {
-        return response_plan::json(400, R"({"error":{"message":"bad schema"}})");
-    });
+    fake_http_server server([](const recorded_request&)
+                            { return response_plan::json(400, R"({"error":{"message":"bad schema"}})"); });
     http_client client(ioc.get_executor(), options_for(server));
     int events = 0;
     http_client::event_handler on_event = [&](const sse_event&) { ++events; };
@@ -619,7 +636,8 @@ BOOST_AUTO_TEST_CASE(stream_error_status_throws_with_body_and_delivers_nothing)
 
 BOOST_AUTO_TEST_CASE(stream_events_returns_a_non_sse_body)
 {
-    fake_http_server server([](const recorded_request&) { return response_plan::json(200, R"({"whole":true})"); });
+    fake_http_server server([](const recorded_request&)
+                            { return response_plan::json(200, R"({"whole":true})"); });
     http_client client(ioc.get_executor(), options_for(server));
     int events = 0;
     http_client::event_handler on_event = [&](const sse_event&) { ++events; };
@@ -694,8 +712,10 @@ BOOST_AUTO_TEST_CASE(hostname_mismatch_fails_verification)
 {
     temp_dir dir("warpsmith-cert");
     auto cert = make_self_signed_certificate(dir.path(), {"other.example"});
-    fake_http_server server([](const recorded_request&) { return response_plan::text(200, "should not see"); },
-                            transport::https, cert);
+    fake_http_server server([](const recorded_request&)
+                            { return response_plan::text(200, "should not see"); },
+                            transport::https,
+                            cert);
     auto o = options_for(server);
     o.extra_ca_file = cert.cert;  // trusted, but issued for another name
     http_client client(ioc.get_executor(), o);
@@ -719,7 +739,8 @@ BOOST_AUTO_TEST_CASE(hostname_mismatch_fails_verification)
 
 BOOST_AUTO_TEST_CASE(untrusted_certificate_fails_unless_verification_is_off)
 {
-    fake_http_server server([](const recorded_request&) { return response_plan::text(200, "local"); }, transport::https);
+    fake_http_server server([](const recorded_request&) { return response_plan::text(200, "local"); },
+                            transport::https);
     auto o = options_for(server);
     o.extra_ca_file.reset();
     {
@@ -766,7 +787,8 @@ BOOST_AUTO_TEST_CASE(concurrency_cap_holds_at_the_server)
     o.max_concurrent_requests = 2;
     http_client client(ioc.get_executor(), o);
     int done = 0, failed = 0;
-    auto on_done = [&](std::exception_ptr e, http_response) {
+    auto on_done = [&](std::exception_ptr e, http_response)
+    {
         ++done;
         if (e)
             ++failed;
@@ -793,7 +815,8 @@ BOOST_AUTO_TEST_CASE(time_queued_for_a_slot_does_not_count_against_the_timeout)
     o.retry.max_attempts = 1;
     http_client client(ioc.get_executor(), o);
     int ok = 0;
-    auto on_done = [&](std::exception_ptr e, http_response) {
+    auto on_done = [&](std::exception_ptr e, http_response)
+    {
         if (!e)
             ++ok;
     };
@@ -826,7 +849,8 @@ BOOST_AUTO_TEST_CASE(https_through_a_connect_proxy)
 
 BOOST_AUTO_TEST_CASE(proxy_credentials_and_refusal)
 {
-    fake_http_server server([](const recorded_request&) { return response_plan::json(200, "ok"); }, transport::https);
+    fake_http_server server([](const recorded_request&) { return response_plan::json(200, "ok"); },
+                            transport::https);
     fake_connect_proxy proxy("Basic dXNlcjpwYXNz");  // user:pass
     auto o = options_for(server);
     o.proxy = "http://user:pass@127.0.0.1:" + std::to_string(proxy.port());
@@ -855,7 +879,8 @@ BOOST_AUTO_TEST_CASE(proxy_credentials_and_refusal)
 
 BOOST_AUTO_TEST_CASE(plain_http_through_a_proxy_uses_absolute_form)
 {
-    fake_http_server server([](const recorded_request&) { return response_plan::json(200, "plain via proxy"); });
+    fake_http_server server([](const recorded_request&)
+                            { return response_plan::json(200, "plain via proxy"); });
     fake_connect_proxy proxy;
     auto o = options_for(server);
     o.proxy = proxy.url();
@@ -915,7 +940,8 @@ BOOST_AUTO_TEST_CASE(client_destroyed_while_a_request_runs)
     slow.delay_before_headers = 100ms;
     fake_http_server server([slow](const recorded_request&) { return slow; });
     std::optional<http_response> got;
-    auto on_done = [&](std::exception_ptr e, http_response r) {
+    auto on_done = [&](std::exception_ptr e, http_response r)
+    {
         if (!e)
             got = std::move(r);
     };
@@ -938,13 +964,16 @@ BOOST_AUTO_TEST_CASE(terminal_cancellation_aborts_and_discards_the_connection)
     boost::asio::cancellation_signal signal;
     std::exception_ptr error;
     bool done = false;
-    auto on_done = [&](std::exception_ptr e, http_response) {
+    auto on_done = [&](std::exception_ptr e, http_response)
+    {
         error = e;
         done = true;
     };
-    boost::asio::co_spawn(ioc, client.request(post("/x")), boost::asio::bind_cancellation_slot(signal.slot(), on_done));
+    boost::asio::co_spawn(
+        ioc, client.request(post("/x")), boost::asio::bind_cancellation_slot(signal.slot(), on_done));
     boost::asio::steady_timer timer(ioc, 200ms);
-    timer.async_wait([&](boost::system::error_code) { signal.emit(boost::asio::cancellation_type::terminal); });
+    timer.async_wait([&](boost::system::error_code)
+                     { signal.emit(boost::asio::cancellation_type::terminal); });
     ioc.run_for(10s);
     BOOST_TEST_REQUIRE(done);
     try

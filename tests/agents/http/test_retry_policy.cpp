@@ -9,7 +9,8 @@ using namespace warpsmith::http;
 using namespace std::chrono_literals;
 using std::chrono::milliseconds;
 
-namespace {
+namespace
+{
 
 std::chrono::system_clock::time_point at(std::int64_t unix_seconds)
 {
@@ -57,14 +58,20 @@ BOOST_AUTO_TEST_CASE(final_statuses)
 
 BOOST_AUTO_TEST_CASE(transport_failures)
 {
-    for (auto f : {transport_failure::connection_refused, transport_failure::connection_reset,
-                   transport_failure::timeout, transport_failure::truncated, transport_failure::malformed})
+    for (auto f : {transport_failure::connection_refused,
+                   transport_failure::connection_reset,
+                   transport_failure::timeout,
+                   transport_failure::truncated,
+                   transport_failure::malformed})
     {
         retry_policy p(fast_options(), 1);
         BOOST_TEST(p.decide(attempt_outcome::transport(f), 1).retry, to_string(f));
     }
-    for (auto f : {transport_failure::name_resolution, transport_failure::tls, transport_failure::proxy,
-                   transport_failure::cancelled, transport_failure::other})
+    for (auto f : {transport_failure::name_resolution,
+                   transport_failure::tls,
+                   transport_failure::proxy,
+                   transport_failure::cancelled,
+                   transport_failure::other})
     {
         retry_policy p(fast_options(), 1);
         BOOST_TEST(!p.decide(attempt_outcome::transport(f), 1).retry, to_string(f));
@@ -171,9 +178,14 @@ BOOST_AUTO_TEST_CASE(http_date_values)
     BOOST_TEST(std::chrono::duration_cast<std::chrono::seconds>(t->time_since_epoch()).count() == 784111777);
     auto leap = retry_policy::parse_http_date("Thu, 29 Feb 2024 12:00:00 GMT");
     BOOST_TEST(leap.has_value());
-    for (const char* bad : {"", "tomorrow", "Sun, 31 Nov 1994 08:49:37 GMT", "Thu, 30 Feb 2023 00:00:00 GMT",
-                            "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT",
-                            "Sun, 06 Nov 1994 08:49:37 UTC", "Sun 06 Nov 1994 08:49:37 GMT"})
+    for (const char* bad : {"",
+                            "tomorrow",
+                            "Sun, 31 Nov 1994 08:49:37 GMT",
+                            "Thu, 30 Feb 2023 00:00:00 GMT",
+                            "Sun, 06 Nov 1994 25:49:37 GMT",
+                            "Sun, 06 Foo 1994 08:49:37 GMT",
+                            "Sun, 06 Nov 1994 08:49:37 UTC",
+                            "Sun 06 Nov 1994 08:49:37 GMT"})
         BOOST_TEST(!retry_policy::parse_http_date(bad).has_value(), bad);
 }
 

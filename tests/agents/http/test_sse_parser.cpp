@@ -1,5 +1,4 @@
 #include "agents/http/sse_parser.hpp"
-
 #include "harness/core/error.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -12,7 +11,8 @@ using namespace warpsmith;
 using namespace warpsmith::http;
 using namespace std::string_literals;
 
-namespace {
+namespace
+{
 
 std::vector<sse_event> feed_whole(std::string_view s, sse_parser::options o = {})
 {
@@ -34,7 +34,8 @@ bool same(const std::vector<sse_event>& a, const std::vector<sse_event>& b)
     if (a.size() != b.size())
         return false;
     for (std::size_t i = 0; i < a.size(); ++i)
-        if (a[i].event != b[i].event || a[i].data != b[i].data || a[i].id != b[i].id || a[i].retry != b[i].retry)
+        if (a[i].event != b[i].event || a[i].data != b[i].data || a[i].id != b[i].id ||
+            a[i].retry != b[i].retry)
             return false;
     return true;
 }
@@ -85,13 +86,13 @@ BOOST_AUTO_TEST_CASE(mixed_stream_parses_every_rule)
     BOOST_TEST(ev[0].data == "{\"delta\":\"h\xC3\xA9llo \xE2\x82\xAC\"}");
     BOOST_TEST(ev[1].event == "message");
     BOOST_TEST(ev[1].data == "line one\nline two\n indented");  // one space stripped, only one
-    BOOST_TEST(ev[1].id == "1");                                  // the last id persists
+    BOOST_TEST(ev[1].id == "1");                                // the last id persists
     // "event: ping" alone had no data: nothing dispatched, and its type does not leak onward.
     BOOST_TEST(ev[2].event == "message");
     BOOST_TEST(ev[2].data == "after cr");
     BOOST_TEST(ev[2].retry.has_value());
     BOOST_TEST(ev[2].retry->count() == 2500);
-    BOOST_TEST(ev[3].data == "");  // a bare "data" line is a field with an empty value
+    BOOST_TEST(ev[3].data == "");        // a bare "data" line is a field with an empty value
     BOOST_TEST(ev[4].data == "[DONE]");  // left to callers
     BOOST_TEST(!ev[4].retry.has_value());
     BOOST_TEST(p.comment_count() == 1u);
@@ -210,7 +211,9 @@ BOOST_AUTO_TEST_CASE(field_name_without_colon_and_empty_value)
 
 BOOST_AUTO_TEST_CASE(leading_byte_order_mark_is_skipped_even_when_split)
 {
-    auto ev = feed_bytewise("\xEF\xBB\xBF" "data: x\n\n");
+    auto ev = feed_bytewise(
+        "\xEF\xBB\xBF"
+        "data: x\n\n");
     BOOST_TEST_REQUIRE(ev.size() == 1u);
     BOOST_TEST(ev[0].data == "x");
     // Not a BOM: the bytes are content of the first line (here an unknown field, ignored).

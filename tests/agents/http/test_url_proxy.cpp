@@ -1,7 +1,6 @@
 #include "agents/http/http_message.hpp"
 #include "agents/http/proxy_config.hpp"
 #include "agents/http/url.hpp"
-
 #include "harness/core/error.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -11,7 +10,8 @@
 using namespace warpsmith;
 using namespace warpsmith::http;
 
-namespace {
+namespace
+{
 
 std::string error_of(std::string_view text, bool userinfo = false)
 {
@@ -131,7 +131,8 @@ BOOST_AUTO_TEST_CASE(userinfo_for_proxies)
 
 BOOST_AUTO_TEST_CASE(loopback_hosts)
 {
-    for (const char* h : {"localhost", "LOCALHOST", "api.localhost", "127.0.0.1", "127.1.2.3", "::1", "[::1]"})
+    for (const char* h :
+         {"localhost", "LOCALHOST", "api.localhost", "127.0.0.1", "127.1.2.3", "::1", "[::1]"})
         BOOST_TEST(is_loopback_host(h), h);
     for (const char* h : {"example.com", "127.example.com", "10.0.0.1", "localhost.example.com", "::2"})
         BOOST_TEST(!is_loopback_host(h), h);
@@ -274,8 +275,12 @@ BOOST_AUTO_TEST_CASE(header_lookup_is_case_insensitive)
 
 BOOST_AUTO_TEST_CASE(status_error_carries_status_and_body)
 {
-    http_status_error e(401, "Unauthorized", {{"x-request-id", "r1"}},
-                        "{\"error\":{\"message\":\"Incorrect API key\"}}\n", "POST https://api.openai.com/v1/responses", 1);
+    http_status_error e(401,
+                        "Unauthorized",
+                        {{"x-request-id", "r1"}},
+                        "{\"error\":{\"message\":\"Incorrect API key\"}}\n",
+                        "POST https://api.openai.com/v1/responses",
+                        1);
     BOOST_TEST(e.status() == 401u);
     BOOST_TEST((e.code() == std::error_code(make_error_code(errc::http_status))));
     BOOST_TEST(e.body().find("Incorrect API key") != std::string::npos);

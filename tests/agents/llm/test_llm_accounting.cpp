@@ -23,7 +23,8 @@ using namespace warpsmith::llm;
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
-namespace {
+namespace
+{
 
 token_usage usage(std::int64_t in, std::int64_t cached, std::int64_t out, std::int64_t reasoning = 0)
 {
@@ -92,14 +93,17 @@ BOOST_AUTO_TEST_CASE(overrides_from_a_file)
 {
     test::temp_dir tmp;
     const auto f = tmp.path() / "prices.json";
-    write(f, R"({"models": {"gpt-5-mini": {"input": 1, "output": 4}, "local": {"input": 0, "cached_input": 0, "output": 0}}})");
+    write(
+        f,
+        R"({"models": {"gpt-5-mini": {"input": 1, "output": 4}, "local": {"input": 0, "cached_input": 0, "output": 0}}})");
     const auto t = price_table::with_overrides(f);
     BOOST_TEST(t.find("gpt-5-mini")->cached_input_per_mtok == 1.0);  // defaults to input
     BOOST_TEST(std::abs(t.cost("gpt-5-mini", usage(1'000'000, 0, 1'000'000)) - 5.0) < 1e-12);
     BOOST_TEST(t.find("local").has_value());
     BOOST_TEST(t.find("gpt-4o").has_value());  // defaults kept
 
-    auto fails = [&](const std::string& text, const std::string& needle) {
+    auto fails = [&](const std::string& text, const std::string& needle)
+    {
         write(f, text);
         try
         {
@@ -113,7 +117,8 @@ BOOST_AUTO_TEST_CASE(overrides_from_a_file)
     };
     fails("[1]", "must be a JSON object");
     fails(R"({"prices": {}})", "'models' is missing");
-    fails(R"({"models": {"m": {"input": -1, "output": 1}}})", "models.m.input: must be a non-negative number");
+    fails(R"({"models": {"m": {"input": -1, "output": 1}}})",
+          "models.m.input: must be a non-negative number");
     fails(R"({"models": {"m": {"input": 1}}})", "needs both 'input' and 'output'");
     fails(R"({"models": {"m": {"input": 1, "output": 1, "cache": 2}}})", "unknown key 'cache'");
     fails("{not json", "prices.json");
@@ -146,8 +151,9 @@ BOOST_AUTO_TEST_SUITE(credentials_suite)
 
 BOOST_AUTO_TEST_CASE(dotenv_parsing)
 {
-    const auto v = parse_dotenv("# comment\nOPENAI_API_KEY=sk-abc\nexport OTHER = \"quoted # not a comment\"\n"
-                                "SINGLE='a b'\nTRAIL=value # comment\nESC=\"x\\ny\"\nbroken line\n=novalue\nCRLF=z\r\n");
+    const auto v = parse_dotenv(
+        "# comment\nOPENAI_API_KEY=sk-abc\nexport OTHER = \"quoted # not a comment\"\n"
+        "SINGLE='a b'\nTRAIL=value # comment\nESC=\"x\\ny\"\nbroken line\n=novalue\nCRLF=z\r\n");
     BOOST_TEST(v.at("OPENAI_API_KEY") == "sk-abc");
     BOOST_TEST(v.at("OTHER") == "quoted # not a comment");
     BOOST_TEST(v.at("SINGLE") == "a b");
@@ -184,8 +190,8 @@ BOOST_AUTO_TEST_CASE(redactor_in_text_and_json)
     BOOST_TEST(r.apply(std::string_view("key sk-SECRET-0123456789 and sk-SECRET-0123456789")) ==
                "key [redacted] and [redacted]");
     BOOST_TEST(r.apply(std::string_view("short stays")) == "short stays");
-    const auto v = r.apply(json::value(json::object{{"a", json::array{"Bearer sk-SECRET-0123456789"}},
-                                                    {"sk-SECRET-0123456789", 1}}));
+    const auto v = r.apply(json::value(
+        json::object{{"a", json::array{"Bearer sk-SECRET-0123456789"}}, {"sk-SECRET-0123456789", 1}}));
     const auto s = json::serialize(v);
     BOOST_TEST(s.find("SECRET") == std::string::npos);
     BOOST_TEST(s.find("Bearer [redacted]") != std::string::npos);
@@ -221,7 +227,8 @@ BOOST_AUTO_TEST_CASE(writer_records_redacts_and_continues_numbering)
     trace.url = "https://api.openai.com/v1/responses";
     trace.request_headers = http::format_headers_redacted({{"Authorization", "Bearer " + key}});
     trace.request_body = json::object{{"input", "hello"}};
-    trace.events.push_back(json::object{{"t_ms", 1.0}, {"event", "response.output_text.delta"},
+    trace.events.push_back(json::object{{"t_ms", 1.0},
+                                        {"event", "response.output_text.delta"},
                                         {"data", json::object{{"delta", "echo " + key}}}});
     trace.t_send = std::chrono::system_clock::now();
     trace.t_first_byte = trace.t_send + std::chrono::milliseconds(120);
@@ -239,7 +246,8 @@ BOOST_AUTO_TEST_CASE(writer_records_redacts_and_continues_numbering)
         record_writer w(tmp.path() / "llm", red);
         file = w.write(req, &resp, trace);
         BOOST_TEST(file == "0001-b1-i2-improve.json");
-        w.attach_tool_results(file, json::array{json::object{{"id", "call_1"}, {"name", "compile"}, {"output", "{}"}}});
+        w.attach_tool_results(
+            file, json::array{json::object{{"id", "call_1"}, {"name", "compile"}, {"output", "{}"}}});
         trace.error = "HTTP 401: Incorrect API key provided: " + key;
         BOOST_TEST(w.write(req, nullptr, trace) == "0002-b1-i2-improve.json");
         BOOST_TEST(w.ledger().total().input == 100);  // failed exchanges add no usage
@@ -315,18 +323,26 @@ BOOST_AUTO_TEST_CASE(status_mapping)
 {
     redactor red;
     red.add_secret("sk-live-0123456789abcdef");
-    endpoint_context ctx{"openai", "https://api.openai.com/v1", "gpt-5-mini", "environment variable OPENAI_API_KEY", false};
-    auto status = [&](unsigned s, const std::string& body) {
-        return map_status_failure(http::http_status_error(s, "x", {}, body, "POST https://api.openai.com/v1/responses", 1),
-                                  ctx, red);
+    endpoint_context ctx{
+        "openai", "https://api.openai.com/v1", "gpt-5-mini", "environment variable OPENAI_API_KEY", false};
+    auto status = [&](unsigned s, const std::string& body)
+    {
+        return map_status_failure(
+            http::http_status_error(s, "x", {}, body, "POST https://api.openai.com/v1/responses", 1),
+            ctx,
+            red);
     };
-    auto e = status(401, R"({"error": {"message": "Incorrect API key provided: sk-live-0123456789abcdef", "code": "invalid_api_key"}})");
+    auto e = status(
+        401,
+        R"({"error": {"message": "Incorrect API key provided: sk-live-0123456789abcdef", "code": "invalid_api_key"}})");
     BOOST_TEST(is_fatal(e));
-    BOOST_TEST(message_of(e).find("the API key was rejected by https://api.openai.com/v1 (HTTP 401") == 0u, message_of(e));
+    BOOST_TEST(message_of(e).find("the API key was rejected by https://api.openai.com/v1 (HTTP 401") == 0u,
+               message_of(e));
     BOOST_TEST(message_of(e).find("sk-live") == std::string::npos);
     BOOST_TEST(message_of(e).find("environment variable OPENAI_API_KEY") != std::string::npos);
 
-    e = status(404, R"({"error": {"message": "The model `gpt-9` does not exist", "code": "model_not_found"}})");
+    e = status(404,
+               R"({"error": {"message": "The model `gpt-9` does not exist", "code": "model_not_found"}})");
     BOOST_TEST(is_fatal(e));
     BOOST_TEST(message_of(e).find("model 'gpt-5-mini' is not available") == 0u, message_of(e));
 
@@ -334,7 +350,8 @@ BOOST_AUTO_TEST_CASE(status_mapping)
     BOOST_TEST(is_fatal(e));
     BOOST_TEST(message_of(e).find("has no /responses endpoint") != std::string::npos, message_of(e));
 
-    e = status(429, R"({"error": {"message": "You exceeded your current quota", "code": "insufficient_quota"}})");
+    e = status(429,
+               R"({"error": {"message": "You exceeded your current quota", "code": "insufficient_quota"}})");
     BOOST_TEST(is_fatal(e));
     BOOST_TEST(message_of(e).find("no quota left") != std::string::npos);
 
@@ -350,15 +367,20 @@ BOOST_AUTO_TEST_CASE(transport_mapping)
 {
     redactor red;
     endpoint_context ctx{"openai-chat", "https://127.0.0.1:8443/v1", "m", "", true};
-    auto transport = [&](const std::string& what) {
-        return map_transport_failure(std::system_error(std::make_error_code(std::errc::io_error), what), ctx, red);
+    auto transport = [&](const std::string& what)
+    {
+        return map_transport_failure(
+            std::system_error(std::make_error_code(std::errc::io_error), what), ctx, red);
     };
-    auto e = transport("POST https://127.0.0.1:8443/v1/chat/completions: TLS handshake with 127.0.0.1:8443 failed: "
-                       "certificate verify failed (self-signed certificate)");
+    auto e = transport(
+        "POST https://127.0.0.1:8443/v1/chat/completions: TLS handshake with 127.0.0.1:8443 failed: "
+        "certificate verify failed (self-signed certificate)");
     BOOST_TEST(is_fatal(e));
     BOOST_TEST(message_of(e).find("does not verify") != std::string::npos);
     BOOST_TEST(message_of(e).find("--insecure-local") != std::string::npos);
-    e = transport("POST http://127.0.0.1:9/v1/chat/completions: connection refused while connecting (after 4 attempts)");
+    e = transport(
+        "POST http://127.0.0.1:9/v1/chat/completions: connection refused while connecting (after 4 "
+        "attempts)");
     BOOST_TEST(is_fatal(e));
     BOOST_TEST(message_of(e).find("cannot reach https://127.0.0.1:8443/v1") == 0u);
     e = transport("POST http://nohost.invalid/v1: host name not found while resolving nohost.invalid");

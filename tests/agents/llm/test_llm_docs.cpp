@@ -15,7 +15,8 @@
 using namespace warpsmith;
 using namespace warpsmith::llm;
 
-namespace {
+namespace
+{
 
 std::string doc(const char* name)
 {
@@ -39,18 +40,29 @@ BOOST_AUTO_TEST_SUITE(llm_docs_suite)
 BOOST_AUTO_TEST_CASE(prompts_md_matches_the_code)
 {
     const auto md = doc("prompts.md");
-    for (auto text : {prompts::system_role(), prompts::contract(), prompts::answer_json(), prompts::answer_fenced(),
-                      prompts::tools_note(), prompts::task_start(), prompts::task_improve(), prompts::task_repair(),
-                      prompts::task_crossover(), prompts::answer_repair(), prompts::inference_system(),
-                      prompts::inference_task(), prompts::inference_repair()})
-        BOOST_TEST(md.find(std::string(text)) != std::string::npos, "docs/prompts.md lacks: " << text.substr(0, 60));
+    for (auto text : {prompts::system_role(),
+                      prompts::contract(),
+                      prompts::answer_json(),
+                      prompts::answer_fenced(),
+                      prompts::tools_note(),
+                      prompts::task_start(),
+                      prompts::task_improve(),
+                      prompts::task_repair(),
+                      prompts::task_crossover(),
+                      prompts::answer_repair(),
+                      prompts::inference_system(),
+                      prompts::inference_task(),
+                      prompts::inference_repair()})
+        BOOST_TEST(md.find(std::string(text)) != std::string::npos,
+                   "docs/prompts.md lacks: " << text.substr(0, 60));
 }
 
 BOOST_AUTO_TEST_CASE(agents_md_examples_load)
 {
     const auto md = doc("agents.md");
     auto table = price_table::defaults();
-    table.apply(parse_json(example_after(md, "<!-- price-table example"), "docs/agents.md"), "docs/agents.md");
+    table.apply(parse_json(example_after(md, "<!-- price-table example"), "docs/agents.md"),
+                "docs/agents.md");
     BOOST_TEST(table.find("qwen2.5-coder-32b").has_value());
     BOOST_TEST(table.find("gpt-5-mini")->output_per_mtok == 2.0);
 

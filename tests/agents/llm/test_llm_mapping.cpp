@@ -15,7 +15,8 @@ using namespace warpsmith;
 using namespace warpsmith::llm;
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 model_request sample_request()
 {
@@ -73,8 +74,9 @@ BOOST_AUTO_TEST_CASE(request_body_maps_every_part)
 BOOST_AUTO_TEST_CASE(provider_items_are_echoed_verbatim)
 {
     auto r = sample_request();
-    r.messages[2].provider_items = json::array{json::object{{"type", "reasoning"}, {"id", "rs_1"}},
-                                               json::object{{"type", "function_call"}, {"call_id", "call_1"}}};
+    r.messages[2].provider_items =
+        json::array{json::object{{"type", "reasoning"}, {"id", "rs_1"}},
+                    json::object{{"type", "function_call"}, {"call_id", "call_1"}}};
     r.tools_disabled = true;
     const auto body = build_responses_body(r);
     const auto& input = body.at("input").as_array();
@@ -127,13 +129,15 @@ BOOST_AUTO_TEST_CASE(not_a_response_is_a_protocol_error)
 BOOST_AUTO_TEST_CASE(stream_events_until_completed)
 {
     responses_stream s;
-    s.on_event(ev("response.created", R"({"type":"response.created","response":{"status":"in_progress","output":[]}})"));
+    s.on_event(ev("response.created",
+                  R"({"type":"response.created","response":{"status":"in_progress","output":[]}})"));
     s.on_event(ev("response.output_text.delta", R"({"type":"response.output_text.delta","delta":"Hel"})"));
     s.on_event(ev("response.output_text.delta", R"({"type":"response.output_text.delta","delta":"lo"})"));
     BOOST_TEST(!s.done());
     BOOST_TEST(s.partial_text() == "Hello");
     BOOST_CHECK_THROW(s.result(), std::system_error);  // no terminal event yet
-    s.on_event(ev("response.completed", R"({"type":"response.completed","response":{"id":"r","status":"completed",
+    s.on_event(
+        ev("response.completed", R"({"type":"response.completed","response":{"id":"r","status":"completed",
         "output":[{"type":"message","content":[{"type":"output_text","text":"Hello"}]}],
         "usage":{"input_tokens":5,"output_tokens":2}}})"));
     BOOST_TEST(s.done());
@@ -168,9 +172,11 @@ BOOST_AUTO_TEST_CASE(stream_incomplete_failed_and_error_events)
 
 BOOST_AUTO_TEST_CASE(api_error_messages)
 {
-    BOOST_TEST(api_error_message(R"({"error": {"message": "Incorrect API key", "code": "invalid_api_key"}})") ==
-               "Incorrect API key");
-    BOOST_TEST(api_error_code(R"({"error": {"message": "x", "code": "model_not_found"}})") == "model_not_found");
+    BOOST_TEST(
+        api_error_message(R"({"error": {"message": "Incorrect API key", "code": "invalid_api_key"}})") ==
+        "Incorrect API key");
+    BOOST_TEST(api_error_code(R"({"error": {"message": "x", "code": "model_not_found"}})") ==
+               "model_not_found");
     BOOST_TEST(api_error_message("<html>bad gateway</html>") == "<html>bad gateway</html>");
     BOOST_TEST(api_error_message(R"({"error": "plain"})") == "plain");
 }
@@ -237,11 +243,18 @@ BOOST_AUTO_TEST_CASE(response_with_tools_and_usage)
 BOOST_AUTO_TEST_CASE(stream_chunks_with_tool_call_fragments)
 {
     chat_stream s;
-    s.on_event(ev("message", R"({"id":"c","choices":[{"index":0,"delta":{"role":"assistant","content":""}}]})"));
+    s.on_event(
+        ev("message", R"({"id":"c","choices":[{"index":0,"delta":{"role":"assistant","content":""}}]})"));
     s.on_event(ev("message", R"({"choices":[{"index":0,"delta":{"content":"Hi "}}]})"));
-    s.on_event(ev("message", R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"compile","arguments":"{\"ke"}}]}}]})"));
-    s.on_event(ev("message", R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_b","function":{"name":"history","arguments":"{}"}}]}}]})"));
-    s.on_event(ev("message", R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"y\":1}"}}]}}]})"));
+    s.on_event(ev(
+        "message",
+        R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"compile","arguments":"{\"ke"}}]}}]})"));
+    s.on_event(ev(
+        "message",
+        R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_b","function":{"name":"history","arguments":"{}"}}]}}]})"));
+    s.on_event(ev(
+        "message",
+        R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"y\":1}"}}]}}]})"));
     s.on_event(ev("message", R"({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]})"));
     s.on_event(ev("message", R"({"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":3}})"));
     BOOST_TEST(!s.done());
@@ -263,10 +276,12 @@ BOOST_AUTO_TEST_CASE(stream_end_rules)
     cut.on_event(ev("message", R"({"choices":[{"index":0,"delta":{"content":"partial"}}]})"));
     BOOST_CHECK_THROW(cut.result(), std::system_error);  // neither [DONE] nor a finish_reason
     chat_stream lenient;
-    lenient.on_event(ev("message", R"({"choices":[{"index":0,"delta":{"content":"all"},"finish_reason":"stop"}]})"));
+    lenient.on_event(
+        ev("message", R"({"choices":[{"index":0,"delta":{"content":"all"},"finish_reason":"stop"}]})"));
     BOOST_TEST(lenient.result().text == "all");  // servers that close without [DONE]
     chat_stream err;
-    BOOST_CHECK_THROW(err.on_event(ev("message", R"({"error":{"message":"overloaded"}})")), std::system_error);
+    BOOST_CHECK_THROW(err.on_event(ev("message", R"({"error":{"message":"overloaded"}})")),
+                      std::system_error);
     chat_stream empty;
     BOOST_CHECK_THROW(empty.result(), std::system_error);
 }

@@ -30,7 +30,8 @@ namespace json = boost::json;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-namespace {
+namespace
+{
 
 const std::string test_key = "sk-test-SECRET-5f8a2c19d7e4b6";
 
@@ -58,7 +59,8 @@ model_request propose_request(bool stream, bool tools = true)
     r.stream = stream;
     r.reasoning_effort = "medium";
     r.messages.push_back(message::system("system"));
-    r.messages.push_back(message::user("[warpsmith task=propose mode=improve branch=0 iteration=1]\nsee c0001"));
+    r.messages.push_back(
+        message::user("[warpsmith task=propose mode=improve branch=0 iteration=1]\nsee c0001"));
     if (tools)
         r.tools.push_back(tool_definition{"compile", "compile", json::object{{"type", "object"}}});
     r.schema = output_schema{"kernel_proposal", json::object{{"type", "object"}}, true};
@@ -112,7 +114,8 @@ struct log_capture
     log_capture()
     {
         set_log_sink(
-            [this](log_level, std::string_view s) {
+            [this](log_level, std::string_view s)
+            {
                 std::lock_guard lock(m);
                 lines.emplace_back(s);
             },
@@ -244,10 +247,14 @@ BOOST_AUTO_TEST_CASE(retryable_faults_recover)
         int expected_requests;
     };
     const fault_case cases[] = {
-        {openai_fault::rate_limit, false, 2},   {openai_fault::server_error, false, 2},
-        {openai_fault::unavailable, true, 2},   {openai_fault::truncated, false, 2},
-        {openai_fault::truncated, true, 2},     {openai_fault::malformed_json, false, 2},
-        {openai_fault::stream_cut, true, 2},    {openai_fault::error_event, true, 2},
+        {openai_fault::rate_limit, false, 2},
+        {openai_fault::server_error, false, 2},
+        {openai_fault::unavailable, true, 2},
+        {openai_fault::truncated, false, 2},
+        {openai_fault::truncated, true, 2},
+        {openai_fault::malformed_json, false, 2},
+        {openai_fault::stream_cut, true, 2},
+        {openai_fault::error_event, true, 2},
     };
     for (const auto& fc : cases)
     {
@@ -277,8 +284,9 @@ BOOST_AUTO_TEST_CASE(retryable_faults_recover)
             // Answers that arrived but were unusable (bytes delivered, then cut or malformed) are
             // asked again by the provider and recorded as failed exchanges; statuses are retried
             // inside the HTTP client (one exchange).
-            const bool protocol = fc.fault == openai_fault::malformed_json || fc.fault == openai_fault::stream_cut ||
-                                  fc.fault == openai_fault::error_event || fc.fault == openai_fault::truncated;
+            const bool protocol =
+                fc.fault == openai_fault::malformed_json || fc.fault == openai_fault::stream_cut ||
+                fc.fault == openai_fault::error_event || fc.fault == openai_fault::truncated;
             const auto recs = read_records(tmp.path());
             BOOST_TEST(recs.size() == (protocol ? 2u : 1u));
             BOOST_TEST(recs.back().ok);
@@ -366,7 +374,9 @@ BOOST_AUTO_TEST_CASE(unreachable_base_url_is_fatal)
     bool fatal = false;
     const auto msg = error_of(ioc, client, propose_request(false), &fatal);
     BOOST_TEST(fatal);
-    BOOST_TEST(msg.find("cannot reach http://127.0.0.1:" + std::to_string(port) + "/v1: connection refused") == 0u, msg);
+    BOOST_TEST(
+        msg.find("cannot reach http://127.0.0.1:" + std::to_string(port) + "/v1: connection refused") == 0u,
+        msg);
 }
 
 BOOST_AUTO_TEST_CASE(tls_certificates)
@@ -417,7 +427,8 @@ BOOST_AUTO_TEST_CASE(tls_certificates)
 
 BOOST_AUTO_TEST_CASE(bad_configuration_messages)
 {
-    auto fails = [&](openai_client_options o, const std::string& needle) {
+    auto fails = [&](openai_client_options o, const std::string& needle)
+    {
         try
         {
             openai_client client(ioc.get_executor(), std::move(o));
@@ -526,7 +537,8 @@ BOOST_AUTO_TEST_CASE(replay_serves_concurrent_branches_in_the_recorded_order)
     }
     replay_client replay(tmp.path() / "run-001");
     std::vector<int> order;
-    auto branch = [&](int b, int asks) -> asio::awaitable<void> {
+    auto branch = [&](int b, int asks) -> asio::awaitable<void>
+    {
         for (int i = 0; i < asks; ++i)
         {
             auto req = propose_request(false);
@@ -565,7 +577,8 @@ BOOST_AUTO_TEST_CASE(a_diverged_replay_waits_for_missing_answers_once)
     }
     replay_client replay(tmp.path() / "run-001", 2s);
     log_capture logs;
-    auto branch1 = [&]() -> asio::awaitable<int> {
+    auto branch1 = [&]() -> asio::awaitable<int>
+    {
         int served = 0;
         for (int i = 0; i < 2; ++i)
         {

@@ -14,7 +14,8 @@ using namespace warpsmith;
 using namespace warpsmith::llm;
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 const workload& sgemm()
 {
@@ -24,7 +25,8 @@ const workload& sgemm()
 
 std::string kernel(const std::string& stem)
 {
-    return read_text_file(test::source_dir() / "bench" / "workloads" / "sgemm" / "candidates" / (stem + ".cu"));
+    return read_text_file(test::source_dir() / "bench" / "workloads" / "sgemm" / "candidates" /
+                          (stem + ".cu"));
 }
 
 json::object good_doc()
@@ -32,9 +34,10 @@ json::object good_doc()
     return json::object{{"rationale", "coalesced"},
                         {"kernel_source", kernel("02-coalesced")},
                         {"entry", "sgemm"},
-                        {"launch", json::object{{"grid", json::array{"ceil_div(N,32)", "ceil_div(M,8)", "1"}},
-                                                {"block", json::array{"32", "8", "1"}},
-                                                {"shared_bytes", "0"}}},
+                        {"launch",
+                         json::object{{"grid", json::array{"ceil_div(N,32)", "ceil_div(M,8)", "1"}},
+                                      {"block", json::array{"32", "8", "1"}},
+                                      {"shared_bytes", "0"}}},
                         {"per_case_overrides", json::array{}},
                         {"compile_options", json::array{}},
                         {"defines", json::array{}}};
@@ -84,7 +87,13 @@ BOOST_AUTO_TEST_CASE(schema_is_strict_mode_compatible)
 {
     check_strict(proposal_json_schema(), "proposal");
     const auto s = proposal_json_schema();
-    for (const char* k : {"rationale", "kernel_source", "entry", "launch", "per_case_overrides", "compile_options", "defines"})
+    for (const char* k : {"rationale",
+                          "kernel_source",
+                          "entry",
+                          "launch",
+                          "per_case_overrides",
+                          "compile_options",
+                          "defines"})
         BOOST_TEST(s.at("properties").as_object().contains(k));
 }
 
@@ -93,9 +102,11 @@ BOOST_AUTO_TEST_CASE(a_valid_document_maps_to_a_proposal)
     auto doc = good_doc();
     doc["defines"] = json::array{json::object{{"name", "TILE"}, {"value", 32}}};
     doc["compile_options"] = json::array{"--use_fast_math"};
-    doc["per_case_overrides"] = json::array{json::object{
-        {"case", "37x61x19"},
-        {"launch", json::object{{"grid", json::array{"ceil_div(N,32)", "ceil_div(M,8)"}}, {"block", json::array{32, 8}}}}}};
+    doc["per_case_overrides"] =
+        json::array{json::object{{"case", "37x61x19"},
+                                 {"launch",
+                                  json::object{{"grid", json::array{"ceil_div(N,32)", "ceil_div(M,8)"}},
+                                               {"block", json::array{32, 8}}}}}};
     const auto c = validate_proposal(doc, sgemm());
     BOOST_REQUIRE_MESSAGE(c.prop, all(c));
     BOOST_TEST(c.prop->rationale == "coalesced");
@@ -108,8 +119,12 @@ BOOST_AUTO_TEST_CASE(a_valid_document_maps_to_a_proposal)
 
 BOOST_AUTO_TEST_CASE(every_real_candidate_round_trips)
 {
-    for (const char* stem : {"01-naive", "03-smem-tiled", "05-2d-blocktiling", "06-vectorized",
-                             "07-warptile-128x128x8-t8x16", "09-invalid-compile-error"})
+    for (const char* stem : {"01-naive",
+                             "03-smem-tiled",
+                             "05-2d-blocktiling",
+                             "06-vectorized",
+                             "07-warptile-128x128x8-t8x16",
+                             "09-invalid-compile-error"})
     {
         auto side = read_json_file(test::source_dir() / "bench" / "workloads" / "sgemm" / "candidates" /
                                    (std::string(stem) + ".json"));
@@ -117,7 +132,10 @@ BOOST_AUTO_TEST_CASE(every_real_candidate_round_trips)
         cand.source = kernel(stem);
         const auto c = validate_proposal(proposal_document(cand, "r"), sgemm());
         // The compile-error kernel is still a well-formed proposal: NVRTC judges it, not the schema.
-        BOOST_TEST_CONTEXT(stem) { BOOST_TEST(c.prop.has_value(), all(c)); }
+        BOOST_TEST_CONTEXT(stem)
+        {
+            BOOST_TEST(c.prop.has_value(), all(c));
+        }
     }
 }
 
@@ -145,8 +163,10 @@ BOOST_AUTO_TEST_CASE(precise_reasons_for_broken_documents)
 
     doc = good_doc();
     doc["compile_options"] = json::array{"-rdc=true"};
-    doc["defines"] = json::array{json::object{{"name", "2bad"}, {"value", 1}}, json::object{{"name", "X"}, {"value", "abc"}}};
-    doc["per_case_overrides"] = json::array{json::object{{"case", "no-such-case"}, {"launch", doc["launch"]}}};
+    doc["defines"] = json::array{json::object{{"name", "2bad"}, {"value", 1}},
+                                 json::object{{"name", "X"}, {"value", "abc"}}};
+    doc["per_case_overrides"] =
+        json::array{json::object{{"case", "no-such-case"}, {"launch", doc["launch"]}}};
     c = validate_proposal(doc, sgemm());
     BOOST_TEST(has_problem(c, "compile_options:"), all(c));
     BOOST_TEST(has_problem(c, "defines[0]: '2bad' is not a valid macro name"), all(c));
@@ -175,7 +195,8 @@ BOOST_AUTO_TEST_CASE(precise_reasons_for_broken_documents)
 BOOST_AUTO_TEST_CASE(lenient_representations_are_accepted)
 {
     auto doc = good_doc();
-    doc["launch"] = json::object{{"grid", json::array{"ceil_div(N,32)", "ceil_div(M,8)", 1}}, {"block", json::array{32, 8}}};
+    doc["launch"] = json::object{{"grid", json::array{"ceil_div(N,32)", "ceil_div(M,8)", 1}},
+                                 {"block", json::array{32, 8}}};
     doc["defines"] = json::object{{"TILE", 32}};
     doc.erase("per_case_overrides");
     doc.erase("compile_options");
@@ -186,10 +207,11 @@ BOOST_AUTO_TEST_CASE(lenient_representations_are_accepted)
 
 BOOST_AUTO_TEST_CASE(fenced_answers)
 {
-    const std::string text = "I swapped the mapping.\n\n```cuda\n" + kernel("02-coalesced") +
-                             "\n```\n\nLaunch:\n```json\n{\"entry\": \"sgemm\", \"launch\": {\"grid\": "
-                             "[\"ceil_div(N,32)\", \"ceil_div(M,8)\", \"1\"], \"block\": [\"32\", \"8\", \"1\"], "
-                             "\"shared_bytes\": \"0\"}}\n```\n";
+    const std::string text =
+        "I swapped the mapping.\n\n```cuda\n" + kernel("02-coalesced") +
+        "\n```\n\nLaunch:\n```json\n{\"entry\": \"sgemm\", \"launch\": {\"grid\": "
+        "[\"ceil_div(N,32)\", \"ceil_div(M,8)\", \"1\"], \"block\": [\"32\", \"8\", \"1\"], "
+        "\"shared_bytes\": \"0\"}}\n```\n";
     const auto parsed = parse_answer_text(text);
     BOOST_REQUIRE(parsed.document);
     BOOST_TEST(parsed.form == "fenced");
@@ -199,7 +221,8 @@ BOOST_AUTO_TEST_CASE(fenced_answers)
 
     // A bare JSON object, and JSON inside a ```json block.
     BOOST_TEST(read_proposal(json::serialize(good_doc()), sgemm()).prop.has_value());
-    BOOST_TEST(read_proposal("Here:\n```json\n" + json::serialize(good_doc()) + "\n```", sgemm()).prop.has_value());
+    BOOST_TEST(
+        read_proposal("Here:\n```json\n" + json::serialize(good_doc()) + "\n```", sgemm()).prop.has_value());
 
     // Broken forms, each with its reason.
     BOOST_TEST(parse_answer_text("").problem == "the answer is empty");
@@ -218,7 +241,8 @@ BOOST_AUTO_TEST_CASE(fenced_answers)
 
 BOOST_AUTO_TEST_CASE(kernel_contract)
 {
-    const std::string ok = R"(extern "C" __global__ void __launch_bounds__(256) k(int n, float* y) { y[0] = n; })";
+    const std::string ok =
+        R"(extern "C" __global__ void __launch_bounds__(256) k(int n, float* y) { y[0] = n; })";
     BOOST_TEST(check_kernel_contract(ok, "k").empty());
     const std::string block = "extern \"C\" {\n__global__ void k(float* y) { y[0] = 1; }\n}\n";
     BOOST_TEST(check_kernel_contract(block, "k").empty());
@@ -233,7 +257,8 @@ BOOST_AUTO_TEST_CASE(kernel_contract)
     BOOST_TEST(p[0].find("dynamic parallelism") != std::string::npos);
 
     p = check_kernel_contract(R"(extern "C" __global__ void k(float* y) {}
-int main() { float* d; cudaMalloc(&d, 4); })", "k");
+int main() { float* d; cudaMalloc(&d, 4); })",
+                              "k");
     BOOST_TEST(p.size() == 2u);
 
     // Comments do not count.

@@ -19,7 +19,8 @@ using namespace warpsmith::test;
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
 
-namespace {
+namespace
+{
 
 struct scripted_fixture
 {
@@ -49,12 +50,15 @@ struct scripted_fixture
         bool done = false;
         proposal_context ctx;
         ctx.repair_of = repair;
-        asio::co_spawn(ioc, s.propose(ctx), [&](std::exception_ptr e, std::optional<proposal> p) {
-            if (e)
-                std::rethrow_exception(e);
-            out = std::move(p);
-            done = true;
-        });
+        asio::co_spawn(ioc,
+                       s.propose(ctx),
+                       [&](std::exception_ptr e, std::optional<proposal> p)
+                       {
+                           if (e)
+                               std::rethrow_exception(e);
+                           out = std::move(p);
+                           done = true;
+                       });
         BOOST_REQUIRE(clock.run_until([&] { return done; }));
         return out;
     }
@@ -87,12 +91,13 @@ BOOST_FIXTURE_TEST_CASE(files_in_name_order_with_sidecar_fields_and_defaults, sc
     BOOST_TEST(p->meta.at("file").as_string() == "b.cu");
     BOOST_TEST(p->rationale == "scripted candidate b.cu");
     BOOST_TEST(p->cand.launch.grid[0].text() == work.launch.grid[0].text());  // the workload's plan
-    BOOST_TEST(!propose(s).has_value());  // exhausted
+    BOOST_TEST(!propose(s).has_value());                                      // exhausted
 }
 
 BOOST_FIXTURE_TEST_CASE(bad_directories_and_sidecars_are_one_line_errors, scripted_fixture)
 {
-    auto message = [&](scripted_options o) -> std::string {
+    auto message = [&](scripted_options o) -> std::string
+    {
         try
         {
             scripted_strategy s(work, std::move(o));
@@ -124,10 +129,11 @@ BOOST_FIXTURE_TEST_CASE(latency_is_simulated_and_a_cancelled_proposal_consumes_n
     // Cancel a proposal while it waits on the "model".
     asio::cancellation_signal sig;
     bool cancelled = false;
-    asio::co_spawn(ioc, s.propose(proposal_context{}),
-                   asio::bind_cancellation_slot(sig.slot(), [&](std::exception_ptr e, std::optional<proposal>) {
-                       cancelled = e != nullptr;
-                   }));
+    asio::co_spawn(
+        ioc,
+        s.propose(proposal_context{}),
+        asio::bind_cancellation_slot(
+            sig.slot(), [&](std::exception_ptr e, std::optional<proposal>) { cancelled = e != nullptr; }));
     ioc.poll();
     sig.emit(asio::cancellation_type::terminal);
     BOOST_REQUIRE(clock.run_until([&] { return cancelled; }));
@@ -172,7 +178,8 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(provider_registry_suite)
 
-namespace {
+namespace
+{
 
 std::string error_of(const provider_options& o, const workload& w)
 {
@@ -231,8 +238,9 @@ BOOST_FIXTURE_TEST_CASE(what_a_provider_cannot_take_is_one_line, scripted_fixtur
 {
     provider_options o;
     o.name = "nonsense";
-    BOOST_TEST(error_of(o, work) ==
-               "--provider nonsense: unknown provider (known: scripted, openai, openai-chat, replay, autotune)");
+    BOOST_TEST(
+        error_of(o, work) ==
+        "--provider nonsense: unknown provider (known: scripted, openai, openai-chat, replay, autotune)");
     o.name = "scripted";
     o.candidates_dir = dir;
     o.strategy = "anneal";
@@ -250,7 +258,8 @@ BOOST_FIXTURE_TEST_CASE(what_a_provider_cannot_take_is_one_line, scripted_fixtur
     o.name = "autotune";
     BOOST_TEST(error_of(o, work).find("has no tunables") != std::string::npos);
     o.strategy = "hill-climb";
-    BOOST_TEST(error_of(o, tunable_workload()).find("unknown autotune strategy 'hill-climb'") != std::string::npos);
+    BOOST_TEST(error_of(o, tunable_workload()).find("unknown autotune strategy 'hill-climb'") !=
+               std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(providers_lists_every_name_with_its_strategies)
@@ -258,7 +267,8 @@ BOOST_AUTO_TEST_CASE(providers_lists_every_name_with_its_strategies)
     std::vector<std::string> names;
     for (const auto& p : providers())
         names.push_back(p.name);
-    BOOST_TEST(names == (std::vector<std::string>{"scripted", "openai", "openai-chat", "replay", "autotune"}));
+    BOOST_TEST(names ==
+               (std::vector<std::string>{"scripted", "openai", "openai-chat", "replay", "autotune"}));
     for (const auto& p : providers())
     {
         if (p.name == "scripted")

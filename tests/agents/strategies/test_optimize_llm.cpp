@@ -35,7 +35,8 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using namespace std::chrono_literals;
 
-namespace {
+namespace
+{
 
 const std::string secret = "sk-proj-SECRET-e2e-7c1d9a0b3f";
 const std::string description = "Single-precision GEMM with rectangular matrices.";
@@ -60,9 +61,15 @@ struct result
 /// Runs warpsmith optimize in `cwd` with the fake worker and in-process NVRTC, waits (bounded).
 result optimize(const fs::path& cwd, std::vector<std::string> extra, std::chrono::seconds limit = 240s)
 {
-    std::vector<std::string> args{(bin_dir() / "warpsmith").string(), "optimize", "--worker",
-                                  (bin_dir() / "fake_worker").string(), "--gpus", "0", "--in-process-compile",
-                                  "--confirm-top", "1"};
+    std::vector<std::string> args{(bin_dir() / "warpsmith").string(),
+                                  "optimize",
+                                  "--worker",
+                                  (bin_dir() / "fake_worker").string(),
+                                  "--gpus",
+                                  "0",
+                                  "--in-process-compile",
+                                  "--confirm-top",
+                                  "1"};
     args.insert(args.end(), extra.begin(), extra.end());
     const auto out = cwd / "stdout.txt", err = cwd / "stderr.txt";
     posix_spawn_file_actions_t fa;
@@ -199,9 +206,23 @@ BOOST_AUTO_TEST_CASE(description_to_search_with_branches_in_parallel_then_replay
     fake_openai_options fo;
     fo.latency = 300ms;
     fake_openai_server server(fo);
-    auto r = optimize(tmp.path(), {"--description", description, "--provider", "openai-chat", "--model", "fake-coder",
-                                   "--base-url", server.base_url(), "--strategy", "evolve", "--branches", "3",
-                                   "--max-iterations", "2", "--seed", "5"});
+    auto r = optimize(tmp.path(),
+                      {"--description",
+                       description,
+                       "--provider",
+                       "openai-chat",
+                       "--model",
+                       "fake-coder",
+                       "--base-url",
+                       server.base_url(),
+                       "--strategy",
+                       "evolve",
+                       "--branches",
+                       "3",
+                       "--max-iterations",
+                       "2",
+                       "--seed",
+                       "5"});
     BOOST_REQUIRE_MESSAGE(r.code == 0, r.err);
     const fs::path run = tmp.path() / "results" / "run-001";
     // The inferred workload is saved with the run and was checked.
@@ -224,7 +245,8 @@ BOOST_AUTO_TEST_CASE(description_to_search_with_branches_in_parallel_then_replay
         if (res.as_object().contains("failure") && res.at("failure").is_object() &&
             res.at("failure").at("kind") == "compile_error")
             ++compile_errors;
-        if (const auto* m = cj.if_contains("meta"); m && m->is_object() && m->as_object().contains("llm_records"))
+        if (const auto* m = cj.if_contains("meta");
+            m && m->is_object() && m->as_object().contains("llm_records"))
             ++with_records;
     }
     BOOST_TEST(compile_errors >= 1);
@@ -253,9 +275,21 @@ BOOST_AUTO_TEST_CASE(description_to_search_with_branches_in_parallel_then_replay
 
     // Replay the run: the same kernels per branch, no request to any server, cost 0.
     const auto requests = server.request_count();
-    auto rr = optimize(tmp.path(), {"--workload", (run / "workload").string(), "--provider", "replay", "--replay-from",
-                                    run.string(), "--strategy", "evolve", "--branches", "3", "--max-iterations", "2",
-                                    "--seed", "5"});
+    auto rr = optimize(tmp.path(),
+                       {"--workload",
+                        (run / "workload").string(),
+                        "--provider",
+                        "replay",
+                        "--replay-from",
+                        run.string(),
+                        "--strategy",
+                        "evolve",
+                        "--branches",
+                        "3",
+                        "--max-iterations",
+                        "2",
+                        "--seed",
+                        "5"});
     BOOST_REQUIRE_MESSAGE(rr.code == 0, rr.err);
     BOOST_TEST(server.request_count() == requests);
     const fs::path run2 = tmp.path() / "results" / "run-002";
@@ -287,14 +321,28 @@ BOOST_AUTO_TEST_CASE(responses_api_with_a_key_that_is_never_written)
     fo.api_key = secret;
     fake_openai_server server(fo);
     ::setenv("OPENAI_API_KEY", secret.c_str(), 1);
-    std::ofstream(tmp.path() / "prices.json") << R"({"models": {"gpt-5-mini": {"input": 1000, "output": 1000}}})";
-    auto r = optimize(tmp.path(), {"--description", description, "--provider", "openai", "--base-url",
-                                   server.base_url(), "--branches", "2", "--max-iterations", "1", "--price-table",
-                                   "prices.json", "--strategy", "beam"});
+    std::ofstream(tmp.path() / "prices.json")
+        << R"({"models": {"gpt-5-mini": {"input": 1000, "output": 1000}}})";
+    auto r = optimize(tmp.path(),
+                      {"--description",
+                       description,
+                       "--provider",
+                       "openai",
+                       "--base-url",
+                       server.base_url(),
+                       "--branches",
+                       "2",
+                       "--max-iterations",
+                       "1",
+                       "--price-table",
+                       "prices.json",
+                       "--strategy",
+                       "beam"});
     BOOST_REQUIRE_MESSAGE(r.code == 0, r.err);
     const fs::path run = tmp.path() / "results" / "run-001";
     BOOST_TEST(server.requests().front().target == "/v1/responses");
-    BOOST_TEST(read_json_file(run / "llm" / "usage.json").at("total").at("cost_usd").to_number<double>() > 0.0);
+    BOOST_TEST(read_json_file(run / "llm" / "usage.json").at("total").at("cost_usd").to_number<double>() >
+               0.0);
     check_no_secret(tmp.path(), r);
     server.stop();
 }
@@ -309,8 +357,9 @@ BOOST_AUTO_TEST_CASE(fatal_errors_are_one_line_and_keep_the_run)
         fo.api_key = "sk-the-server-wants-another-key";
         fake_openai_server server(fo);
         ::setenv("OPENAI_API_KEY", secret.c_str(), 1);
-        auto r = optimize(tmp.path(), {"--description", description, "--provider", "openai", "--base-url",
-                                       server.base_url()});
+        auto r =
+            optimize(tmp.path(),
+                     {"--description", description, "--provider", "openai", "--base-url", server.base_url()});
         check_one_line(r, "the API key was rejected by " + server.base_url() + " (HTTP 401");
         BOOST_TEST(fs::exists(tmp.path() / "results" / "run-001" / "llm" / "0001-inference-infer.json"));
         check_no_secret(tmp.path(), r);
@@ -323,8 +372,15 @@ BOOST_AUTO_TEST_CASE(fatal_errors_are_one_line_and_keep_the_run)
         fo.api_key = "sk-the-server-wants-another-key";
         fake_openai_server server(fo);
         ::setenv("OPENAI_API_KEY", secret.c_str(), 1);
-        auto r = optimize(tmp.path(), {"--workload", (source_dir() / "bench" / "workloads" / "sgemm").string(),
-                                       "--provider", "openai", "--base-url", server.base_url(), "--branches", "2"});
+        auto r = optimize(tmp.path(),
+                          {"--workload",
+                           (source_dir() / "bench" / "workloads" / "sgemm").string(),
+                           "--provider",
+                           "openai",
+                           "--base-url",
+                           server.base_url(),
+                           "--branches",
+                           "2"});
         check_one_line(r, "the run directory keeps what was done");
         BOOST_TEST(contains(r.err, "the API key was rejected"));
         BOOST_TEST(fs::exists(tmp.path() / "results" / "run-002" / "summary.json"));
@@ -336,21 +392,36 @@ BOOST_AUTO_TEST_CASE(fatal_errors_are_one_line_and_keep_the_run)
         fake_openai_options fo;
         fo.models = {"gpt-5"};
         fake_openai_server server(fo);
-        auto r = optimize(tmp.path(), {"--description", description, "--provider", "openai-chat", "--model",
-                                       "gpt-5-mini", "--base-url", server.base_url()});
+        auto r = optimize(tmp.path(),
+                          {"--description",
+                           description,
+                           "--provider",
+                           "openai-chat",
+                           "--model",
+                           "gpt-5-mini",
+                           "--base-url",
+                           server.base_url()});
         check_one_line(r, "model 'gpt-5-mini' is not available at " + server.base_url());
         server.stop();
     }
     {
         const auto url = "http://127.0.0.1:" + std::to_string(closed_port()) + "/v1";
-        auto r = optimize(tmp.path(), {"--description", description, "--provider", "openai-chat", "--model", "m",
-                                       "--base-url", url});
+        auto r = optimize(
+            tmp.path(),
+            {"--description", description, "--provider", "openai-chat", "--model", "m", "--base-url", url});
         check_one_line(r, "cannot reach " + url + ": connection refused");
     }
     {
         fake_openai_server server({}, transport::https);
-        auto r = optimize(tmp.path(), {"--description", description, "--provider", "openai-chat", "--model", "m",
-                                       "--base-url", server.base_url()});
+        auto r = optimize(tmp.path(),
+                          {"--description",
+                           description,
+                           "--provider",
+                           "openai-chat",
+                           "--model",
+                           "m",
+                           "--base-url",
+                           server.base_url()});
         check_one_line(r, "does not verify");
         BOOST_TEST(contains(r.err, "--insecure-local"));
         server.stop();
@@ -368,11 +439,20 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused_before_any_run_directory)
     };
     const std::vector<bad> cases = {
         {{"--description", description, "--provider", "openai"}, "no OpenAI API key: set OPENAI_API_KEY"},
-        {{"--description", description, "--provider", "openai", "--api-key-env", "MY_KEY"}, "no OpenAI API key: set MY_KEY"},
+        {{"--description", description, "--provider", "openai", "--api-key-env", "MY_KEY"},
+         "no OpenAI API key: set MY_KEY"},
         {{"--description", description, "--provider", "openai-chat", "--model", "m"}, "needs --base-url"},
-        {{"--description", description, "--provider", "openai-chat", "--base-url", "http://127.0.0.1:1/v1"}, "needs --model"},
-        {{"--description", description, "--provider", "openai-chat", "--model", "m", "--base-url",
-          "https://api.example.com/v1", "--insecure-local"},
+        {{"--description", description, "--provider", "openai-chat", "--base-url", "http://127.0.0.1:1/v1"},
+         "needs --model"},
+        {{"--description",
+          description,
+          "--provider",
+          "openai-chat",
+          "--model",
+          "m",
+          "--base-url",
+          "https://api.example.com/v1",
+          "--insecure-local"},
          "only for a loopback --base-url"},
         {{"--description", description, "--provider", "openai-chat", "--model", "m", "--base-url", "ftp://x"},
          "--base-url"},
@@ -381,9 +461,18 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused_before_any_run_directory)
          "--model is an option of the model providers"},
         {{"--description", description}, "requires a model provider"},
         {{"--description", description, "--provider", "replay"}, "needs --replay-from"},
-        {{"--description", description, "--provider", "replay", "--replay-from", "no-such-run"}, "no such run directory"},
-        {{"--description", description, "--provider", "openai-chat", "--model", "m", "--base-url",
-          "http://127.0.0.1:1/v1", "--price-table", "missing.json"},
+        {{"--description", description, "--provider", "replay", "--replay-from", "no-such-run"},
+         "no such run directory"},
+        {{"--description",
+          description,
+          "--provider",
+          "openai-chat",
+          "--model",
+          "m",
+          "--base-url",
+          "http://127.0.0.1:1/v1",
+          "--price-table",
+          "missing.json"},
          "missing.json"},
     };
     for (const auto& c : cases)

@@ -15,18 +15,21 @@
 #include <stdexcept>
 #include <string>
 
-namespace warpsmith::test {
+namespace warpsmith::test
+{
 
 /// Runs `op` on `ioc` until it finishes, at most `limit`. Returns its value or rethrows its
 /// exception; throws std::runtime_error when it did not finish in time.
 template <class T>
-T run_coro(boost::asio::io_context& ioc, boost::asio::awaitable<T> op,
+T run_coro(boost::asio::io_context& ioc,
+           boost::asio::awaitable<T> op,
            std::chrono::milliseconds limit = std::chrono::seconds(20))
 {
     std::optional<T> value;
     std::exception_ptr error;
     bool done = false;
-    auto on_done = [&](std::exception_ptr e, T v) {
+    auto on_done = [&](std::exception_ptr e, T v)
+    {
         error = e;
         if (!e)
             value.emplace(std::move(v));
@@ -43,12 +46,14 @@ T run_coro(boost::asio::io_context& ioc, boost::asio::awaitable<T> op,
     return std::move(*value);
 }
 
-inline void run_coro(boost::asio::io_context& ioc, boost::asio::awaitable<void> op,
+inline void run_coro(boost::asio::io_context& ioc,
+                     boost::asio::awaitable<void> op,
                      std::chrono::milliseconds limit = std::chrono::seconds(20))
 {
     std::exception_ptr error;
     bool done = false;
-    auto on_done = [&](std::exception_ptr e) {
+    auto on_done = [&](std::exception_ptr e)
+    {
         error = e;
         done = true;
     };

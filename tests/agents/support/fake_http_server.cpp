@@ -24,7 +24,8 @@
 #include <mutex>
 #include <thread>
 
-namespace warpsmith::test {
+namespace warpsmith::test
+{
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -34,13 +35,18 @@ using tcp = boost::asio::ip::tcp;
 using boost::system::error_code;
 using namespace std::chrono_literals;
 
-namespace {
+namespace
+{
 
 bool iequals(std::string_view a, std::string_view b)
 {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-           });
+    return a.size() == b.size() && std::equal(a.begin(),
+                                              a.end(),
+                                              b.begin(),
+                                              [](char x, char y) {
+                                                  return std::tolower(static_cast<unsigned char>(x)) ==
+                                                         std::tolower(static_cast<unsigned char>(y));
+                                              });
 }
 
 std::string hex(std::size_t n)
@@ -81,10 +87,12 @@ struct server_core
 
     void start()
     {
-        thread = std::thread([this] {
-            ioc.run();
-            finished.set_value();
-        });
+        thread = std::thread(
+            [this]
+            {
+                ioc.run();
+                finished.set_value();
+            });
     }
 
     bool stop()
@@ -92,14 +100,16 @@ struct server_core
         std::lock_guard lock(stop_mutex);
         if (stop_result)
             return *stop_result;
-        asio::post(ioc, [this] {
-            stopping = true;
-            error_code ec;
-            acceptor.close(ec);
-            auto copy = closers;  // closers remove themselves when their sessions end
-            for (auto& [id, close] : copy)
-                close();
-        });
+        asio::post(ioc,
+                   [this]
+                   {
+                       stopping = true;
+                       error_code ec;
+                       acceptor.close(ec);
+                       auto copy = closers;  // closers remove themselves when their sessions end
+                       for (auto& [id, close] : copy)
+                           close();
+                   });
         bool clean = finished_future.wait_for(5s) == std::future_status::ready;
         if (!clean)
             ioc.stop();
@@ -122,8 +132,8 @@ asio::awaitable<bool> sleep_for(asio::steady_timer& timer, std::chrono::millisec
 template <class Stream>
 asio::awaitable<bool> write_all(Stream& stream, std::string_view data)
 {
-    auto [ec, n] = co_await asio::async_write(stream, asio::buffer(data.data(), data.size()),
-                                              asio::as_tuple(asio::use_awaitable));
+    auto [ec, n] = co_await asio::async_write(
+        stream, asio::buffer(data.data(), data.size()), asio::as_tuple(asio::use_awaitable));
     co_return !ec;
 }
 
@@ -202,7 +212,10 @@ struct fake_http_server::impl
     template <class Stream>
     asio::awaitable<void> serve(Stream& stream, session& s);
     template <class Stream>
-    asio::awaitable<bool> respond(Stream& stream, session& s, const response_plan& plan, bool client_keep_alive);
+    asio::awaitable<bool> respond(Stream& stream,
+                                  session& s,
+                                  const response_plan& plan,
+                                  bool client_keep_alive);
 };
 
 asio::awaitable<void> fake_http_server::impl::accept_loop()
@@ -233,7 +246,8 @@ asio::awaitable<void> fake_http_server::impl::run_session(std::shared_ptr<sessio
     {
         if (s->tls)
         {
-            auto [ec] = co_await s->tls->async_handshake(ssl::stream_base::server, asio::as_tuple(asio::use_awaitable));
+            auto [ec] = co_await s->tls->async_handshake(ssl::stream_base::server,
+                                                         asio::as_tuple(asio::use_awaitable));
             if (!ec)
             {
                 if (const char* name = SSL_get_servername(s->tls->native_handle(), TLSEXT_NAMETYPE_host_name))
@@ -260,7 +274,8 @@ asio::awaitable<void> fake_http_server::impl::serve(Stream& stream, session& s)
     {
         bhttp::request_parser<bhttp::string_body> parser;
         parser.body_limit(64u << 20);
-        auto [ec, n] = co_await bhttp::async_read(stream, buffer, parser, asio::as_tuple(asio::use_awaitable));
+        auto [ec, n] =
+            co_await bhttp::async_read(stream, buffer, parser, asio::as_tuple(asio::use_awaitable));
         if (ec || core.stopping)
             co_return;
         auto& msg = parser.get();
@@ -303,7 +318,9 @@ asio::awaitable<void> fake_http_server::impl::serve(Stream& stream, session& s)
 }
 
 template <class Stream>
-asio::awaitable<bool> fake_http_server::impl::respond(Stream& stream, session& s, const response_plan& plan,
+asio::awaitable<bool> fake_http_server::impl::respond(Stream& stream,
+                                                      session& s,
+                                                      const response_plan& plan,
                                                       bool client_keep_alive)
 {
     if (plan.drop)
@@ -313,7 +330,8 @@ asio::awaitable<bool> fake_http_server::impl::respond(Stream& stream, session& s
         co_await sleep_for(s.timer, std::chrono::hours(1), core);
         co_return false;
     }
-    if (plan.delay_before_headers.count() > 0 && !co_await sleep_for(s.timer, plan.delay_before_headers, core))
+    if (plan.delay_before_headers.count() > 0 &&
+        !co_await sleep_for(s.timer, plan.delay_before_headers, core))
         co_return false;
     if (plan.raw)
     {
@@ -364,7 +382,8 @@ asio::awaitable<bool> fake_http_server::impl::respond(Stream& stream, session& s
             continue;  // an empty chunk would end the body
         if (plan.truncate_after && sent + part.data.size() > *plan.truncate_after)
         {
-            std::string partial = hex(part.data.size()) + "\r\n" + part.data.substr(0, *plan.truncate_after - sent);
+            std::string partial =
+                hex(part.data.size()) + "\r\n" + part.data.substr(0, *plan.truncate_after - sent);
             co_await write_all(stream, partial);
             co_return false;
         }
@@ -380,7 +399,9 @@ asio::awaitable<bool> fake_http_server::impl::respond(Stream& stream, session& s
     co_return !close && !plan.close_after_response;
 }
 
-fake_http_server::fake_http_server(request_handler handler, transport t, std::optional<certificate_files> cert)
+fake_http_server::fake_http_server(request_handler handler,
+                                   transport t,
+                                   std::optional<certificate_files> cert)
     : impl_(std::make_shared<impl>())
 {
     impl_->kind = t;
@@ -415,7 +436,8 @@ std::uint16_t fake_http_server::port() const
 
 std::string fake_http_server::base_url() const
 {
-    return std::string(impl_->kind == transport::https ? "https" : "http") + "://127.0.0.1:" + std::to_string(port());
+    return std::string(impl_->kind == transport::https ? "https" : "http") +
+           "://127.0.0.1:" + std::to_string(port());
 }
 
 std::filesystem::path fake_http_server::ca_file() const
@@ -469,7 +491,9 @@ struct fake_connect_proxy::impl
         tcp::socket client;
         tcp::socket upstream;
 
-        session(std::uint64_t i, tcp::socket c) : id(i), client(std::move(c)), upstream(client.get_executor()) {}
+        session(std::uint64_t i, tcp::socket c) : id(i), client(std::move(c)), upstream(client.get_executor())
+        {
+        }
         void close()
         {
             error_code ec;
@@ -512,7 +536,8 @@ asio::awaitable<void> fake_connect_proxy::impl::relay(tcp::socket& from, tcp::so
         auto [ec, n] = co_await from.async_read_some(asio::buffer(buf), asio::as_tuple(asio::use_awaitable));
         if (ec)
             break;
-        auto [wec, wn] = co_await asio::async_write(to, asio::buffer(buf.data(), n), asio::as_tuple(asio::use_awaitable));
+        auto [wec, wn] =
+            co_await asio::async_write(to, asio::buffer(buf.data(), n), asio::as_tuple(asio::use_awaitable));
         if (wec)
             break;
     }
@@ -526,7 +551,8 @@ asio::awaitable<void> fake_connect_proxy::impl::run_session(std::shared_ptr<sess
     {
         beast::flat_buffer buffer;
         bhttp::request_parser<bhttp::string_body> parser;
-        auto [ec, n] = co_await bhttp::async_read(s->client, buffer, parser, asio::as_tuple(asio::use_awaitable));
+        auto [ec, n] =
+            co_await bhttp::async_read(s->client, buffer, parser, asio::as_tuple(asio::use_awaitable));
         if (!ec && !core.stopping)
         {
             auto& msg = parser.get();
@@ -556,33 +582,39 @@ asio::awaitable<void> fake_connect_proxy::impl::run_session(std::shared_ptr<sess
 
             if (!allowed)
             {
-                co_await write_all(s->client, std::string_view("HTTP/1.1 407 Proxy Authentication Required\r\n"
-                                                               "Proxy-Authenticate: Basic realm=\"fake\"\r\n"
-                                                               "Content-Length: 0\r\nConnection: close\r\n\r\n"));
+                co_await write_all(s->client,
+                                   std::string_view("HTTP/1.1 407 Proxy Authentication Required\r\n"
+                                                    "Proxy-Authenticate: Basic realm=\"fake\"\r\n"
+                                                    "Content-Length: 0\r\nConnection: close\r\n\r\n"));
             }
             else
             {
                 tcp::resolver resolver(core.ioc);
-                auto [rec_ec, endpoints] = co_await resolver.async_resolve(host, port, asio::as_tuple(asio::use_awaitable));
+                auto [rec_ec, endpoints] =
+                    co_await resolver.async_resolve(host, port, asio::as_tuple(asio::use_awaitable));
                 error_code cec = rec_ec;
                 if (!cec)
                 {
-                    auto [c_ec, ep] = co_await asio::async_connect(s->upstream, endpoints, asio::as_tuple(asio::use_awaitable));
+                    auto [c_ec, ep] = co_await asio::async_connect(
+                        s->upstream, endpoints, asio::as_tuple(asio::use_awaitable));
                     cec = c_ec;
                 }
                 if (cec)
                 {
-                    co_await write_all(s->client, std::string_view("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n"
-                                                                   "Connection: close\r\n\r\n"));
+                    co_await write_all(s->client,
+                                       std::string_view("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n"
+                                                        "Connection: close\r\n\r\n"));
                 }
                 else
                 {
                     bool ok = true;
                     if (msg.method() == bhttp::verb::connect)
-                        ok = co_await write_all(s->client, std::string_view("HTTP/1.1 200 Connection established\r\n\r\n"));
+                        ok = co_await write_all(
+                            s->client, std::string_view("HTTP/1.1 200 Connection established\r\n\r\n"));
                     else
                     {
-                        auto [wec, wn] = co_await bhttp::async_write(s->upstream, msg, asio::as_tuple(asio::use_awaitable));
+                        auto [wec, wn] = co_await bhttp::async_write(
+                            s->upstream, msg, asio::as_tuple(asio::use_awaitable));
                         ok = !wec;
                     }
                     if (ok && buffer.size() > 0)
@@ -606,7 +638,8 @@ asio::awaitable<void> fake_connect_proxy::impl::run_session(std::shared_ptr<sess
     core.closers.erase(s->id);
 }
 
-fake_connect_proxy::fake_connect_proxy(std::optional<std::string> required_auth) : impl_(std::make_shared<impl>())
+fake_connect_proxy::fake_connect_proxy(std::optional<std::string> required_auth)
+    : impl_(std::make_shared<impl>())
 {
     impl_->required_auth = std::move(required_auth);
     impl_->core.listen();

@@ -27,7 +27,8 @@
 #include <utility>
 #include <vector>
 
-namespace warpsmith::test {
+namespace warpsmith::test
+{
 
 using header_list = std::vector<std::pair<std::string, std::string>>;
 
@@ -38,8 +39,8 @@ struct recorded_request
     header_list headers;
     std::string body;
     std::chrono::steady_clock::time_point arrival;  ///< When the whole request had been read.
-    std::uint64_t connection = 0;                    ///< 1-based id of the TCP connection.
-    std::string tls_server_name;                     ///< SNI the client sent (https), "" if none.
+    std::uint64_t connection = 0;                   ///< 1-based id of the TCP connection.
+    std::string tls_server_name;                    ///< SNI the client sent (https), "" if none.
 
     /// First value of a header (case-insensitive), "" when absent.
     std::string header(std::string_view name) const;
@@ -59,7 +60,8 @@ private:
 
 struct body_part
 {
-    body_part(std::string d, std::chrono::milliseconds wait = std::chrono::milliseconds(0),
+    body_part(std::string d,
+              std::chrono::milliseconds wait = std::chrono::milliseconds(0),
               std::optional<gate> gate_to_wait_for = std::nullopt)
         : data(std::move(d)), delay(wait), wait_for(std::move(gate_to_wait_for))
     {
@@ -115,7 +117,8 @@ class fake_http_server
 public:
     /// Starts listening on 127.0.0.1:0. For https without `cert`, a certificate for 127.0.0.1 and
     /// localhost is generated into a temporary directory (ca_file()).
-    explicit fake_http_server(request_handler handler, transport t = transport::http,
+    explicit fake_http_server(request_handler handler,
+                              transport t = transport::http,
                               std::optional<certificate_files> cert = std::nullopt);
     ~fake_http_server();
     fake_http_server(const fake_http_server&) = delete;

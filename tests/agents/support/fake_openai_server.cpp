@@ -7,12 +7,14 @@
 #include <regex>
 #include <sstream>
 
-namespace warpsmith::test {
+namespace warpsmith::test
+{
 
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
-namespace {
+namespace
+{
 
 std::string read_file(const fs::path& p)
 {
@@ -37,7 +39,9 @@ json::value launch_strings(const json::value& l)
         out[dim] = std::move(a);
     }
     const auto* s = l.as_object().if_contains("shared_bytes");
-    out["shared_bytes"] = !s ? json::value("0") : s->is_string() ? *s : json::value(std::to_string(s->to_number<std::int64_t>()));
+    out["shared_bytes"] = !s               ? json::value("0")
+                          : s->is_string() ? *s
+                                           : json::value(std::to_string(s->to_number<std::int64_t>()));
     return out;
 }
 
@@ -64,7 +68,8 @@ std::string fenced(const json::object& proposal)
     json::object rest = proposal;
     const std::string source(rest.at("kernel_source").as_string());
     rest.erase("kernel_source");
-    return "Here is the next kernel.\n\n```cuda\n" + source + "\n```\n\n```json\n" + json::serialize(rest) + "\n```\n";
+    return "Here is the next kernel.\n\n```cuda\n" + source + "\n```\n\n```json\n" + json::serialize(rest) +
+           "\n```\n";
 }
 
 /// The text of a message's content (a string, or an array of parts with "text").
@@ -108,7 +113,8 @@ parsed_request parse_request(const std::string& target, const json::object& body
         r.stream_usage = so->get_object().contains("include_usage");
     const auto* tc = body.if_contains("tool_choice");
     const bool tools_none = tc && tc->is_string() && tc->get_string() == "none";
-    if (const auto* t = body.if_contains("tools"); t && t->is_array() && !t->get_array().empty() && !tools_none)
+    if (const auto* t = body.if_contains("tools");
+        t && t->is_array() && !t->get_array().empty() && !tools_none)
         r.tools = true;
     if (r.responses)
     {
@@ -160,7 +166,8 @@ parsed_request parse_request(const std::string& target, const json::object& body
 
 std::string sse(const std::string& event, const json::value& data)
 {
-    return (event.empty() ? std::string() : "event: " + event + "\n") + "data: " + json::serialize(data) + "\n\n";
+    return (event.empty() ? std::string() : "event: " + event + "\n") + "data: " + json::serialize(data) +
+           "\n\n";
 }
 
 }  // namespace
@@ -213,34 +220,51 @@ struct fake_openai_server::impl
     {
         const auto ref = read_file(opts.sgemm_dir / "reference.cu");
         const auto init = read_file(opts.sgemm_dir / "initial.cu");
-        auto param = [](const char* n, const char* kind, const char* dir, const char* count) {
-            return json::object{{"name", n}, {"kind", kind}, {"type", std::string(kind) == "scalar" ? "int32" : "float32"},
-                                {"dir", dir}, {"count", count}};
+        auto param = [](const char* n, const char* kind, const char* dir, const char* count)
+        {
+            return json::object{{"name", n},
+                                {"kind", kind},
+                                {"type", std::string(kind) == "scalar" ? "int32" : "float32"},
+                                {"dir", dir},
+                                {"count", count}};
         };
-        auto value_list = [](int m, int n, int k) {
-            return json::array{json::object{{"name", "M"}, {"value", m}}, json::object{{"name", "N"}, {"value", n}},
+        auto value_list = [](int m, int n, int k)
+        {
+            return json::array{json::object{{"name", "M"}, {"value", m}},
+                               json::object{{"name", "N"}, {"value", n}},
                                json::object{{"name", "K"}, {"value", k}}};
         };
         return json::object{
             {"name", "sgemm_rect"},
             {"signature",
              json::object{{"entry", "sgemm"},
-                          {"params", json::array{param("M", "scalar", "", ""), param("N", "scalar", "", ""),
-                                                 param("K", "scalar", "", ""), param("A", "buffer", "in", "M*K"),
-                                                 param("B", "buffer", "in", "K*N"), param("C", "buffer", "out", "M*N")}}}},
+                          {"params",
+                           json::array{param("M", "scalar", "", ""),
+                                       param("N", "scalar", "", ""),
+                                       param("K", "scalar", "", ""),
+                                       param("A", "buffer", "in", "M*K"),
+                                       param("B", "buffer", "in", "K*N"),
+                                       param("C", "buffer", "out", "M*N")}}}},
             {"tolerance", json::object{{"rtol", 1e-3}, {"atol", 1e-3}}},
-            {"cases", json::array{json::object{{"name", "37x61x19"}, {"role", "correctness"}, {"values", value_list(37, 61, 19)}},
-                                  json::object{{"name", "129x257x65"}, {"role", "correctness"}, {"values", value_list(129, 257, 65)}},
-                                  json::object{{"name", "2048x1024x512"}, {"role", "performance"},
-                                               {"values", value_list(2048, 1024, 512)}}}},
+            {"cases",
+             json::array{
+                 json::object{
+                     {"name", "37x61x19"}, {"role", "correctness"}, {"values", value_list(37, 61, 19)}},
+                 json::object{
+                     {"name", "129x257x65"}, {"role", "correctness"}, {"values", value_list(129, 257, 65)}},
+                 json::object{{"name", "2048x1024x512"},
+                              {"role", "performance"},
+                              {"values", value_list(2048, 1024, 512)}}}},
             {"reference_source", ref},
-            {"launch", json::object{{"grid", json::array{"ceil_div(N,16)", "ceil_div(M,16)", "1"}},
-                                    {"block", json::array{"16", "16", "1"}},
-                                    {"shared_bytes", "0"}}},
+            {"launch",
+             json::object{{"grid", json::array{"ceil_div(N,16)", "ceil_div(M,16)", "1"}},
+                          {"block", json::array{"16", "16", "1"}},
+                          {"shared_bytes", "0"}}},
             {"initial_source", init},
-            {"initial_launch", json::object{{"grid", json::array{"ceil_div(N,32)", "ceil_div(M,32)", "1"}},
-                                            {"block", json::array{"32", "32", "1"}},
-                                            {"shared_bytes", "0"}}}};
+            {"initial_launch",
+             json::object{{"grid", json::array{"ceil_div(N,32)", "ceil_div(M,32)", "1"}},
+                          {"block", json::array{"32", "32", "1"}},
+                          {"shared_bytes", "0"}}}};
     }
 
     struct answer
@@ -270,8 +294,9 @@ struct fake_openai_server::impl
         {
             ++tasks["propose"];
             const auto stem = next_stem(r.mode != "repair", false);
-            const auto src = stem == "schema-break" ? std::string("extern \"C\" __global__ void sgemm() {}")
-                                                    : read_file(opts.sgemm_dir / "candidates" / (stem + ".cu"));
+            const auto src = stem == "schema-break"
+                                 ? std::string("extern \"C\" __global__ void sgemm() {}")
+                                 : read_file(opts.sgemm_dir / "candidates" / (stem + ".cu"));
             a.calls.emplace_back("compile",
                                  json::serialize(json::object{{"kernel_source", src}, {"entry", "sgemm"}}));
             static const std::regex id(R"(\bc[0-9]{4}\b)");
@@ -295,7 +320,10 @@ struct fake_openai_server::impl
         return a;
     }
 
-    json::object usage_json(const parsed_request& r, std::size_t in_bytes, const std::string& text, bool responses) const
+    json::object usage_json(const parsed_request& r,
+                            std::size_t in_bytes,
+                            const std::string& text,
+                            bool responses) const
     {
         const std::int64_t in = static_cast<std::int64_t>(in_bytes / 4) + 1;
         const std::int64_t cached = r.tool_results > 0 ? in / 2 : 0;
@@ -318,18 +346,22 @@ struct fake_openai_server::impl
     {
         std::lock_guard lock(mutex);
         response_plan plan;
-        if (req.method != "POST" ||
-            (req.target.find("/responses") == std::string::npos && req.target.find("/chat/completions") == std::string::npos))
-            return response_plan::json(404, R"({"error": {"message": "Unknown endpoint", "type": "invalid_request_error", "code": "unknown_url"}})");
+        if (req.method != "POST" || (req.target.find("/responses") == std::string::npos &&
+                                     req.target.find("/chat/completions") == std::string::npos))
+            return response_plan::json(
+                404,
+                R"({"error": {"message": "Unknown endpoint", "type": "invalid_request_error", "code": "unknown_url"}})");
         if (!opts.api_key.empty() && req.header("authorization") != "Bearer " + opts.api_key)
         {
             // A leaky server: it echoes the key it got. The client must redact it.
             const auto got = req.header("authorization");
             return response_plan::json(
-                401, json::serialize(json::object{
-                         {"error", json::object{{"message", "Incorrect API key provided: " + got.substr(got.find(' ') + 1)},
-                                                {"type", "invalid_request_error"},
-                                                {"code", "invalid_api_key"}}}}));
+                401,
+                json::serialize(json::object{
+                    {"error",
+                     json::object{{"message", "Incorrect API key provided: " + got.substr(got.find(' ') + 1)},
+                                  {"type", "invalid_request_error"},
+                                  {"code", "invalid_api_key"}}}}));
         }
         std::optional<openai_fault> fault;
         if (!faults.empty())
@@ -340,36 +372,54 @@ struct fake_openai_server::impl
         boost::system::error_code ec;
         auto bv = json::parse(req.body, ec);
         if (ec || !bv.is_object())
-            return response_plan::json(400, R"({"error": {"message": "We could not parse the JSON body of your request.", "type": "invalid_request_error"}})");
+            return response_plan::json(
+                400,
+                R"({"error": {"message": "We could not parse the JSON body of your request.", "type": "invalid_request_error"}})");
         const auto r = parse_request(req.target, bv.as_object());
         if (!opts.models.empty() && !opts.models.count(r.model))
             fault = openai_fault::not_found;
         if (!r.responses && r.schema && !opts.chat_json_schema)
-            return response_plan::json(400, R"({"error": {"message": "response_format json_schema is not supported by this server", "type": "invalid_request_error"}})");
+            return response_plan::json(
+                400,
+                R"({"error": {"message": "response_format json_schema is not supported by this server", "type": "invalid_request_error"}})");
 
         if (fault)
         {
             switch (*fault)
             {
-            case openai_fault::rate_limit:
-                plan = response_plan::json(429, R"({"error": {"message": "Rate limit reached for requests", "type": "requests", "code": "rate_limit_exceeded"}})");
-                plan.headers.emplace_back("Retry-After", std::to_string(opts.retry_after_s));
-                return plan;
-            case openai_fault::server_error:
-                return response_plan::json(500, R"({"error": {"message": "The server had an error while processing your request.", "type": "server_error"}})");
-            case openai_fault::unavailable:
-                return response_plan::json(503, R"({"error": {"message": "The engine is currently overloaded.", "type": "server_error"}})");
-            case openai_fault::unauthorized:
-                return response_plan::json(401, R"({"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error", "code": "invalid_api_key"}})");
-            case openai_fault::not_found:
-                return response_plan::json(
-                    404, json::serialize(json::object{
-                             {"error", json::object{{"message", "The model `" + r.model + "` does not exist or you do not have access to it."},
-                                                    {"type", "invalid_request_error"},
-                                                    {"code", "model_not_found"}}}}));
-            case openai_fault::malformed_json:
-                return response_plan::json(200, R"({"id": "resp_broken", "output": [{"type": "message", "content": [)");
-            default: break;
+                case openai_fault::rate_limit:
+                    plan = response_plan::json(
+                        429,
+                        R"({"error": {"message": "Rate limit reached for requests", "type": "requests", "code": "rate_limit_exceeded"}})");
+                    plan.headers.emplace_back("Retry-After", std::to_string(opts.retry_after_s));
+                    return plan;
+                case openai_fault::server_error:
+                    return response_plan::json(
+                        500,
+                        R"({"error": {"message": "The server had an error while processing your request.", "type": "server_error"}})");
+                case openai_fault::unavailable:
+                    return response_plan::json(
+                        503,
+                        R"({"error": {"message": "The engine is currently overloaded.", "type": "server_error"}})");
+                case openai_fault::unauthorized:
+                    return response_plan::json(
+                        401,
+                        R"({"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error", "code": "invalid_api_key"}})");
+                case openai_fault::not_found:
+                    return response_plan::json(
+                        404,
+                        json::serialize(json::object{
+                            {"error",
+                             json::object{{"message",
+                                           "The model `" + r.model +
+                                               "` does not exist or you do not have access to it."},
+                                          {"type", "invalid_request_error"},
+                                          {"code", "model_not_found"}}}}));
+                case openai_fault::malformed_json:
+                    return response_plan::json(
+                        200, R"({"id": "resp_broken", "output": [{"type": "message", "content": [)");
+                default:
+                    break;
             }
         }
 
@@ -380,7 +430,8 @@ struct fake_openai_server::impl
 
         if (r.responses)
         {
-            json::array output{json::object{{"type", "reasoning"}, {"id", "rs_" + sid}, {"summary", json::array{}}}};
+            json::array output{
+                json::object{{"type", "reasoning"}, {"id", "rs_" + sid}, {"summary", json::array{}}}};
             for (std::size_t i = 0; i < ans.calls.size(); ++i)
                 output.push_back(json::object{{"type", "function_call"},
                                               {"id", "fc_" + sid + "_" + std::to_string(i)},
@@ -394,9 +445,15 @@ struct fake_openai_server::impl
                     {"id", "msg_" + sid},
                     {"status", "completed"},
                     {"role", "assistant"},
-                    {"content", json::array{json::object{{"type", "output_text"}, {"text", ans.text}, {"annotations", json::array{}}}}}});
-            json::object resp{{"id", "resp_" + sid},      {"object", "response"}, {"created_at", 1700000000},
-                              {"status", "completed"},    {"model", r.model},     {"output", output},
+                    {"content",
+                     json::array{json::object{
+                         {"type", "output_text"}, {"text", ans.text}, {"annotations", json::array{}}}}}});
+            json::object resp{{"id", "resp_" + sid},
+                              {"object", "response"},
+                              {"created_at", 1700000000},
+                              {"status", "completed"},
+                              {"model", r.model},
+                              {"output", output},
                               {"usage", usage}};
             if (!r.stream)
                 plan = response_plan::json(200, json::serialize(resp));
@@ -408,38 +465,55 @@ struct fake_openai_server::impl
                 created["status"] = "in_progress";
                 created["output"] = json::array{};
                 created.erase("usage");
-                parts.emplace_back(sse("response.created", json::object{{"type", "response.created"}, {"sequence_number", seq++}, {"response", created}}));
+                parts.emplace_back(sse(
+                    "response.created",
+                    json::object{
+                        {"type", "response.created"}, {"sequence_number", seq++}, {"response", created}}));
                 for (std::size_t i = 0; i < output.size(); ++i)
                 {
                     const auto& item = output[i].as_object();
                     parts.emplace_back(sse("response.output_item.added",
-                                           json::object{{"type", "response.output_item.added"}, {"sequence_number", seq++},
-                                                        {"output_index", i}, {"item", item}}));
+                                           json::object{{"type", "response.output_item.added"},
+                                                        {"sequence_number", seq++},
+                                                        {"output_index", i},
+                                                        {"item", item}}));
                     if (item.at("type") == "message")
-                        for (std::size_t p = 0; p < ans.text.size(); p += static_cast<std::size_t>(opts.stream_delta_bytes))
-                            parts.emplace_back(sse("response.output_text.delta",
-                                                   json::object{{"type", "response.output_text.delta"},
-                                                                {"sequence_number", seq++},
-                                                                {"item_id", "msg_" + sid},
-                                                                {"output_index", i},
-                                                                {"content_index", 0},
-                                                                {"delta", ans.text.substr(p, static_cast<std::size_t>(opts.stream_delta_bytes))}}));
+                        for (std::size_t p = 0; p < ans.text.size();
+                             p += static_cast<std::size_t>(opts.stream_delta_bytes))
+                            parts.emplace_back(sse(
+                                "response.output_text.delta",
+                                json::object{{"type", "response.output_text.delta"},
+                                             {"sequence_number", seq++},
+                                             {"item_id", "msg_" + sid},
+                                             {"output_index", i},
+                                             {"content_index", 0},
+                                             {"delta",
+                                              ans.text.substr(
+                                                  p, static_cast<std::size_t>(opts.stream_delta_bytes))}}));
                     if (item.at("type") == "function_call")
-                        parts.emplace_back(sse("response.function_call_arguments.delta",
-                                               json::object{{"type", "response.function_call_arguments.delta"},
-                                                            {"sequence_number", seq++},
-                                                            {"output_index", i},
-                                                            {"delta", item.at("arguments")}}));
+                        parts.emplace_back(
+                            sse("response.function_call_arguments.delta",
+                                json::object{{"type", "response.function_call_arguments.delta"},
+                                             {"sequence_number", seq++},
+                                             {"output_index", i},
+                                             {"delta", item.at("arguments")}}));
                     parts.emplace_back(sse("response.output_item.done",
-                                           json::object{{"type", "response.output_item.done"}, {"sequence_number", seq++},
-                                                        {"output_index", i}, {"item", item}}));
+                                           json::object{{"type", "response.output_item.done"},
+                                                        {"sequence_number", seq++},
+                                                        {"output_index", i},
+                                                        {"item", item}}));
                 }
                 if (fault == openai_fault::error_event)
-                    parts.emplace_back(sse("error", json::object{{"type", "error"}, {"sequence_number", seq++},
-                                                                 {"code", "server_error"}, {"message", "The server had an error."}}));
+                    parts.emplace_back(sse("error",
+                                           json::object{{"type", "error"},
+                                                        {"sequence_number", seq++},
+                                                        {"code", "server_error"},
+                                                        {"message", "The server had an error."}}));
                 else if (fault != openai_fault::stream_cut)
-                    parts.emplace_back(sse("response.completed",
-                                           json::object{{"type", "response.completed"}, {"sequence_number", seq++}, {"response", resp}}));
+                    parts.emplace_back(sse(
+                        "response.completed",
+                        json::object{
+                            {"type", "response.completed"}, {"sequence_number", seq++}, {"response", resp}}));
                 plan = response_plan::sse(std::move(parts));
             }
         }
@@ -447,66 +521,92 @@ struct fake_openai_server::impl
         {
             json::array calls;
             for (std::size_t i = 0; i < ans.calls.size(); ++i)
-                calls.push_back(json::object{{"id", "call_" + sid + "_" + std::to_string(i)},
-                                             {"type", "function"},
-                                             {"function", json::object{{"name", ans.calls[i].first}, {"arguments", ans.calls[i].second}}}});
+                calls.push_back(json::object{
+                    {"id", "call_" + sid + "_" + std::to_string(i)},
+                    {"type", "function"},
+                    {"function",
+                     json::object{{"name", ans.calls[i].first}, {"arguments", ans.calls[i].second}}}});
             const std::string finish = ans.calls.empty() ? "stop" : "tool_calls";
             if (!r.stream)
             {
-                json::object msg{{"role", "assistant"}, {"content", ans.calls.empty() ? json::value(ans.text) : json::value(nullptr)}};
+                json::object msg{
+                    {"role", "assistant"},
+                    {"content", ans.calls.empty() ? json::value(ans.text) : json::value(nullptr)}};
                 if (!ans.calls.empty())
                     msg["tool_calls"] = calls;
-                json::object resp{{"id", "chatcmpl-" + sid},
-                                  {"object", "chat.completion"},
-                                  {"created", 1700000000},
-                                  {"model", r.model},
-                                  {"choices", json::array{json::object{{"index", 0}, {"message", msg}, {"finish_reason", finish}}}},
-                                  {"usage", usage}};
+                json::object resp{
+                    {"id", "chatcmpl-" + sid},
+                    {"object", "chat.completion"},
+                    {"created", 1700000000},
+                    {"model", r.model},
+                    {"choices",
+                     json::array{json::object{{"index", 0}, {"message", msg}, {"finish_reason", finish}}}},
+                    {"usage", usage}};
                 plan = response_plan::json(200, json::serialize(resp));
             }
             else
             {
                 std::vector<body_part> parts;
-                auto chunk = [&](json::object delta, json::value finish_reason) {
-                    return sse("", json::object{{"id", "chatcmpl-" + sid},
-                                                {"object", "chat.completion.chunk"},
-                                                {"created", 1700000000},
-                                                {"model", r.model},
-                                                {"choices", json::array{json::object{{"index", 0}, {"delta", std::move(delta)},
-                                                                                     {"finish_reason", std::move(finish_reason)}}}}});
+                auto chunk = [&](json::object delta, json::value finish_reason)
+                {
+                    return sse("",
+                               json::object{
+                                   {"id", "chatcmpl-" + sid},
+                                   {"object", "chat.completion.chunk"},
+                                   {"created", 1700000000},
+                                   {"model", r.model},
+                                   {"choices",
+                                    json::array{json::object{{"index", 0},
+                                                             {"delta", std::move(delta)},
+                                                             {"finish_reason", std::move(finish_reason)}}}}});
                 };
                 parts.emplace_back(chunk(json::object{{"role", "assistant"}, {"content", ""}}, nullptr));
-                for (std::size_t p = 0; p < ans.text.size(); p += static_cast<std::size_t>(opts.stream_delta_bytes))
-                    parts.emplace_back(chunk(json::object{{"content", ans.text.substr(p, static_cast<std::size_t>(opts.stream_delta_bytes))}}, nullptr));
+                for (std::size_t p = 0; p < ans.text.size();
+                     p += static_cast<std::size_t>(opts.stream_delta_bytes))
+                    parts.emplace_back(chunk(
+                        json::object{{"content",
+                                      ans.text.substr(p, static_cast<std::size_t>(opts.stream_delta_bytes))}},
+                        nullptr));
                 for (std::size_t i = 0; i < ans.calls.size(); ++i)
                 {
                     // Name first, then the arguments in two fragments (as servers do).
                     const auto& args = ans.calls[i].second;
                     const auto half = args.size() / 2;
-                    parts.emplace_back(chunk(json::object{{"tool_calls", json::array{json::object{
-                                                                             {"index", i},
-                                                                             {"id", "call_" + sid + "_" + std::to_string(i)},
-                                                                             {"type", "function"},
-                                                                             {"function", json::object{{"name", ans.calls[i].first}, {"arguments", ""}}}}}}},
-                                             nullptr));
-                    parts.emplace_back(chunk(json::object{{"tool_calls", json::array{json::object{
-                                                                             {"index", i}, {"function", json::object{{"arguments", args.substr(0, half)}}}}}}},
-                                             nullptr));
-                    parts.emplace_back(chunk(json::object{{"tool_calls", json::array{json::object{
-                                                                             {"index", i}, {"function", json::object{{"arguments", args.substr(half)}}}}}}},
-                                             nullptr));
+                    parts.emplace_back(chunk(
+                        json::object{{"tool_calls",
+                                      json::array{json::object{
+                                          {"index", i},
+                                          {"id", "call_" + sid + "_" + std::to_string(i)},
+                                          {"type", "function"},
+                                          {"function",
+                                           json::object{{"name", ans.calls[i].first}, {"arguments", ""}}}}}}},
+                        nullptr));
+                    parts.emplace_back(chunk(
+                        json::object{{"tool_calls",
+                                      json::array{json::object{
+                                          {"index", i},
+                                          {"function", json::object{{"arguments", args.substr(0, half)}}}}}}},
+                        nullptr));
+                    parts.emplace_back(chunk(
+                        json::object{{"tool_calls",
+                                      json::array{json::object{
+                                          {"index", i},
+                                          {"function", json::object{{"arguments", args.substr(half)}}}}}}},
+                        nullptr));
                 }
                 if (fault == openai_fault::error_event)
-                    parts.emplace_back(sse("", json::object{{"error", json::object{{"message", "The server had an error."}}}}));
+                    parts.emplace_back(sse(
+                        "", json::object{{"error", json::object{{"message", "The server had an error."}}}}));
                 else if (fault != openai_fault::stream_cut)
                 {
                     parts.emplace_back(chunk(json::object{}, json::value(finish)));
                     if (r.stream_usage)
-                        parts.emplace_back(sse("", json::object{{"id", "chatcmpl-" + sid},
-                                                                {"object", "chat.completion.chunk"},
-                                                                {"model", r.model},
-                                                                {"choices", json::array{}},
-                                                                {"usage", usage}}));
+                        parts.emplace_back(sse("",
+                                               json::object{{"id", "chatcmpl-" + sid},
+                                                            {"object", "chat.completion.chunk"},
+                                                            {"model", r.model},
+                                                            {"choices", json::array{}},
+                                                            {"usage", usage}}));
                     parts.emplace_back(std::string("data: [DONE]\n\n"));
                 }
                 plan = response_plan::sse(std::move(parts));
@@ -526,14 +626,21 @@ struct fake_openai_server::impl
     }
 };
 
-fake_openai_server::fake_openai_server(fake_openai_options opts, transport t) : impl_(std::make_shared<impl>())
+fake_openai_server::fake_openai_server(fake_openai_options opts, transport t)
+    : impl_(std::make_shared<impl>())
 {
     if (opts.sgemm_dir.empty())
         opts.sgemm_dir = default_sgemm_dir();
     if (opts.script.empty())
-        opts.script = {"02-coalesced",       "03-smem-tiled",  "05-2d-blocktiling", "schema-break",
-                       "06-vectorized",      "09-invalid-compile-error", "04-1d-blocktiling",
-                       "07-warptile-128x128x8-t8x16", "08-warptile-256x64x8-t8x8"};
+        opts.script = {"02-coalesced",
+                       "03-smem-tiled",
+                       "05-2d-blocktiling",
+                       "schema-break",
+                       "06-vectorized",
+                       "09-invalid-compile-error",
+                       "04-1d-blocktiling",
+                       "07-warptile-128x128x8-t8x16",
+                       "08-warptile-256x64x8-t8x8"};
     impl_->opts = std::move(opts);
     auto self = impl_;
     request_handler h = [self](const recorded_request& r) { return self->respond(r); };

@@ -37,7 +37,8 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith::test {
+namespace warpsmith::test
+{
 
 enum class openai_fault
 {
@@ -60,14 +61,14 @@ struct fake_openai_options
     /// Candidate stems in proposal order (cycled). Special: "schema-break" (an answer that breaks
     /// the schema). Default: a mix of valid kernels, the compile error and one schema break.
     std::vector<std::string> script;
-    std::chrono::milliseconds latency{0};        ///< Before every answer's headers.
-    bool tool_calls = true;                      ///< Call compile/history before proposing.
-    std::string api_key;                         ///< Required "Bearer" key when non-empty.
-    std::set<std::string> models;                ///< Known models; empty = any.
-    bool chat_json_schema = true;                ///< false: 400 on response_format json_schema.
+    std::chrono::milliseconds latency{0};  ///< Before every answer's headers.
+    bool tool_calls = true;                ///< Call compile/history before proposing.
+    std::string api_key;                   ///< Required "Bearer" key when non-empty.
+    std::set<std::string> models;          ///< Known models; empty = any.
+    bool chat_json_schema = true;          ///< false: 400 on response_format json_schema.
     std::chrono::milliseconds slow_delay{3000};
     int retry_after_s = 1;
-    int stream_delta_bytes = 200;                ///< Text per streamed delta.
+    int stream_delta_bytes = 200;  ///< Text per streamed delta.
 };
 
 class fake_openai_server

@@ -27,55 +27,65 @@ namespace asio = boost::asio;
 using asio::ip::tcp;
 using namespace warpsmith::test;
 
-namespace {
+namespace
+{
 
 /// Copies bytes from one socket to the other until either side closes.
 void pump(std::shared_ptr<tcp::socket> from, std::shared_ptr<tcp::socket> to)
 {
     auto buf = std::make_shared<std::array<char, 16384>>();
-    from->async_read_some(asio::buffer(*buf), [from, to, buf](boost::system::error_code ec, std::size_t n) {
-        if (ec)
-        {
-            boost::system::error_code ignored;
-            to->shutdown(tcp::socket::shutdown_send, ignored);
-            return;
-        }
-        asio::async_write(*to, asio::buffer(buf->data(), n), [from, to, buf](boost::system::error_code wec, std::size_t) {
-            if (wec)
-            {
-                boost::system::error_code ignored;
-                from->close(ignored);
-                return;
-            }
-            pump(from, to);
-        });
-    });
+    from->async_read_some(asio::buffer(*buf),
+                          [from, to, buf](boost::system::error_code ec, std::size_t n)
+                          {
+                              if (ec)
+                              {
+                                  boost::system::error_code ignored;
+                                  to->shutdown(tcp::socket::shutdown_send, ignored);
+                                  return;
+                              }
+                              asio::async_write(*to,
+                                                asio::buffer(buf->data(), n),
+                                                [from, to, buf](boost::system::error_code wec, std::size_t)
+                                                {
+                                                    if (wec)
+                                                    {
+                                                        boost::system::error_code ignored;
+                                                        from->close(ignored);
+                                                        return;
+                                                    }
+                                                    pump(from, to);
+                                                });
+                          });
 }
 
 void accept_loop(tcp::acceptor& acceptor, std::uint16_t inner_port)
 {
-    acceptor.async_accept([&acceptor, inner_port](boost::system::error_code ec, tcp::socket s) {
-        if (ec)
-            return;
-        auto client = std::make_shared<tcp::socket>(std::move(s));
-        auto upstream = std::make_shared<tcp::socket>(acceptor.get_executor());
-        upstream->async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), inner_port),
-                                [client, upstream](boost::system::error_code cec) {
-                                    if (cec)
-                                        return;
-                                    pump(client, upstream);
-                                    pump(upstream, client);
-                                });
-        accept_loop(acceptor, inner_port);
-    });
+    acceptor.async_accept(
+        [&acceptor, inner_port](boost::system::error_code ec, tcp::socket s)
+        {
+            if (ec)
+                return;
+            auto client = std::make_shared<tcp::socket>(std::move(s));
+            auto upstream = std::make_shared<tcp::socket>(acceptor.get_executor());
+            upstream->async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), inner_port),
+                                    [client, upstream](boost::system::error_code cec)
+                                    {
+                                        if (cec)
+                                            return;
+                                        pump(client, upstream);
+                                        pump(upstream, client);
+                                    });
+            accept_loop(acceptor, inner_port);
+        });
 }
 
 int usage(const char* why)
 {
-    std::fprintf(stderr,
-                 "fake_openai_server: %s\nusage: fake_openai_server [--port P] [--tls] [--latency-ms N] [--no-tools] "
-                 "[--no-json-schema] [--api-key KEY] [--sgemm-dir DIR]\n",
-                 why);
+    std::fprintf(
+        stderr,
+        "fake_openai_server: %s\nusage: fake_openai_server [--port P] [--tls] [--latency-ms N] [--no-tools] "
+        "[--no-json-schema] [--api-key KEY] [--sgemm-dir DIR]\n",
+        why);
     return 2;
 }
 
@@ -89,7 +99,8 @@ int main(int argc, char** argv)
     for (int i = 1; i < argc; ++i)
     {
         const std::string a = argv[i];
-        auto value = [&]() -> std::string {
+        auto value = [&]() -> std::string
+        {
             if (i + 1 >= argc)
                 throw std::runtime_error(a + " needs a value");
             return argv[++i];
@@ -131,8 +142,8 @@ int main(int argc, char** argv)
     {
         try
         {
-            acceptor = std::make_unique<tcp::acceptor>(ioc, tcp::endpoint(asio::ip::make_address("127.0.0.1"),
-                                                                          static_cast<std::uint16_t>(port)));
+            acceptor = std::make_unique<tcp::acceptor>(
+                ioc, tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<std::uint16_t>(port)));
         }
         catch (const std::exception& e)
         {
@@ -152,7 +163,8 @@ int main(int argc, char** argv)
     auto guard = asio::make_work_guard(ioc);
     ioc.run();
 
-    std::printf("fake_openai_server: %zu requests, peak %zu concurrent;", server.request_count(),
+    std::printf("fake_openai_server: %zu requests, peak %zu concurrent;",
+                server.request_count(),
                 server.max_concurrent_requests());
     for (const auto& [task, n] : server.task_counts())
         std::printf(" %s=%d", task.c_str(), n);

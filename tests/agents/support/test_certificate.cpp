@@ -1,23 +1,27 @@
 #include "tests/agents/support/test_certificate.hpp"
 
+#include <memory>
 #include <openssl/bio.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
-
-#include <memory>
 #include <stdexcept>
 
-namespace warpsmith::test {
-namespace {
+namespace warpsmith::test
+{
+namespace
+{
 
 template <auto Free>
 struct deleter
 {
     template <class T>
-    void operator()(T* p) const { Free(p); }
+    void operator()(T* p) const
+    {
+        Free(p);
+    }
 };
 
 using pkey_ptr = std::unique_ptr<EVP_PKEY, deleter<EVP_PKEY_free>>;
@@ -49,7 +53,8 @@ void add_extension(X509* cert, int nid, const std::string& value)
 
 }  // namespace
 
-certificate_files make_self_signed_certificate(const std::filesystem::path& dir, const std::vector<std::string>& names,
+certificate_files make_self_signed_certificate(const std::filesystem::path& dir,
+                                               const std::vector<std::string>& names,
                                                const std::string& stem)
 {
     check(!names.empty(), "a certificate without names");
@@ -63,17 +68,28 @@ certificate_files make_self_signed_certificate(const std::filesystem::path& dir,
     long serial_value = 1;
     for (unsigned char b : serial)
         serial_value = (serial_value << 7) ^ b;
-    check(ASN1_INTEGER_set(X509_get_serialNumber(cert.get()), serial_value < 0 ? -serial_value : serial_value) == 1,
+    check(ASN1_INTEGER_set(X509_get_serialNumber(cert.get()),
+                           serial_value < 0 ? -serial_value : serial_value) == 1,
           "ASN1_INTEGER_set");
     X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600);
     X509_gmtime_adj(X509_getm_notAfter(cert.get()), 2 * 86400);
     check(X509_set_pubkey(cert.get(), key.get()) == 1, "X509_set_pubkey");
     X509_NAME* subject = X509_get_subject_name(cert.get());
-    check(X509_NAME_add_entry_by_txt(subject, "O", MBSTRING_ASC,
-                                     reinterpret_cast<const unsigned char*>("warpsmith tests"), -1, -1, 0) == 1,
+    check(X509_NAME_add_entry_by_txt(subject,
+                                     "O",
+                                     MBSTRING_ASC,
+                                     reinterpret_cast<const unsigned char*>("warpsmith tests"),
+                                     -1,
+                                     -1,
+                                     0) == 1,
           "X509_NAME_add_entry_by_txt");
-    check(X509_NAME_add_entry_by_txt(subject, "CN", MBSTRING_ASC,
-                                     reinterpret_cast<const unsigned char*>(names.front().c_str()), -1, -1, 0) == 1,
+    check(X509_NAME_add_entry_by_txt(subject,
+                                     "CN",
+                                     MBSTRING_ASC,
+                                     reinterpret_cast<const unsigned char*>(names.front().c_str()),
+                                     -1,
+                                     -1,
+                                     0) == 1,
           "X509_NAME_add_entry_by_txt");
     check(X509_set_issuer_name(cert.get(), subject) == 1, "X509_set_issuer_name");
 

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith::test {
+namespace warpsmith::test
+{
 
 struct certificate_files
 {
@@ -18,7 +19,8 @@ struct certificate_files
 /// Writes a self-signed EC P-256 certificate (valid from an hour ago for two days) for `names` to
 /// dir/<stem>.crt and dir/<stem>.key. Each name becomes a subjectAltName entry: IP for IPv4/IPv6
 /// literals, DNS otherwise; the first is also the subject CN. Throws std::runtime_error.
-certificate_files make_self_signed_certificate(const std::filesystem::path& dir, const std::vector<std::string>& names,
+certificate_files make_self_signed_certificate(const std::filesystem::path& dir,
+                                               const std::vector<std::string>& names,
                                                const std::string& stem = "server");
 
 }  // namespace warpsmith::test

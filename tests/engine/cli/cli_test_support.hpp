@@ -14,7 +14,8 @@
 #include <sys/wait.h>
 #include <vector>
 
-namespace warpsmith::test {
+namespace warpsmith::test
+{
 
 struct cli_result
 {
@@ -50,7 +51,8 @@ inline cli_result run_warpsmith(const std::vector<std::string>& args, const std:
         cmd += ' ';
         cmd += sh_quote(a);
     }
-    cmd += " </dev/null >" + sh_quote((io.path() / "out").string()) + " 2>" + sh_quote((io.path() / "err").string());
+    cmd += " </dev/null >" + sh_quote((io.path() / "out").string()) + " 2>" +
+           sh_quote((io.path() / "err").string());
     int status = std::system(cmd.c_str());
     cli_result r;
     r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

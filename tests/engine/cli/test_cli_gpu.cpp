@@ -29,8 +29,16 @@ BOOST_AUTO_TEST_CASE(device_info_eval_and_run)
 
     std::ofstream(cwd.path() / "launch.json") << R"J({"grid": ["ceil_div(n,1024)"], "block": [256]})J";
     const std::string w = vadd_dir().string();
-    auto ev = run_warpsmith({"eval", w, "--kernel", (vadd_dir() / "vec4.cu").string(), "--launch", "launch.json",
-                             "--iterations", "20", "--out", "ev"},
+    auto ev = run_warpsmith({"eval",
+                             w,
+                             "--kernel",
+                             (vadd_dir() / "vec4.cu").string(),
+                             "--launch",
+                             "launch.json",
+                             "--iterations",
+                             "20",
+                             "--out",
+                             "ev"},
                             cwd.path());
     BOOST_TEST(ev.rc == 0, ev.out + ev.err);
     json::value doc = read_json_file(cwd.path() / "ev" / "result.json");
@@ -66,8 +74,16 @@ BOOST_AUTO_TEST_CASE(eval_of_the_initial_kernel_uses_its_own_launch)
 {
     temp_dir cwd;
     const fs::path sgemm = source_dir() / "bench/workloads/sgemm";
-    auto ev = run_warpsmith({"eval", sgemm.string(), "--kernel", (sgemm / "initial.cu").string(), "--warmup", "1",
-                             "--iterations", "3", "--out", "ev"},
+    auto ev = run_warpsmith({"eval",
+                             sgemm.string(),
+                             "--kernel",
+                             (sgemm / "initial.cu").string(),
+                             "--warmup",
+                             "1",
+                             "--iterations",
+                             "3",
+                             "--out",
+                             "ev"},
                             cwd.path());
     BOOST_TEST(ev.rc == 0, ev.out + ev.err);
     json::value doc = read_json_file(cwd.path() / "ev" / "result.json");

@@ -11,7 +11,8 @@ namespace fs = std::filesystem;
 using namespace warpsmith;
 using namespace warpsmith::test;
 
-namespace {
+namespace
+{
 
 std::string fake()
 {
@@ -55,7 +56,8 @@ BOOST_AUTO_TEST_CASE(version_help_and_bad_flags)
     BOOST_TEST(one_error_line(missing.err), missing.err);
     BOOST_TEST(missing.err.find("no-such-workload") != std::string::npos);
 
-    auto bad_value = run_warpsmith({"eval", vadd(), "--kernel", vadd("vec4.cu"), "--timing", "warm"}, cwd.path());
+    auto bad_value =
+        run_warpsmith({"eval", vadd(), "--kernel", vadd("vec4.cu"), "--timing", "warm"}, cwd.path());
     BOOST_TEST(bad_value.rc == 2);
     BOOST_TEST(one_error_line(bad_value.err), bad_value.err);
 }
@@ -63,15 +65,18 @@ BOOST_AUTO_TEST_CASE(version_help_and_bad_flags)
 BOOST_AUTO_TEST_CASE(compile_reports_resources_and_failures)
 {
     temp_dir cwd;
-    auto ok = run_warpsmith({"compile", vadd("vec4.cu"), "--no-cache", "-o", (cwd.path() / "k.cubin").string()},
-                            cwd.path());
+    auto ok = run_warpsmith(
+        {"compile", vadd("vec4.cu"), "--no-cache", "-o", (cwd.path() / "k.cubin").string()}, cwd.path());
     BOOST_TEST(ok.rc == 0, ok.err);
     BOOST_TEST(ok.out.find("compiled 'vadd' for sm_90") != std::string::npos, ok.out);
     BOOST_TEST(ok.out.find("registers") != std::string::npos);
-    BOOST_TEST(slurp(cwd.path() / "k.cubin").rfind("\x7f" "ELF", 0) == 0u);
+    BOOST_TEST(slurp(cwd.path() / "k.cubin")
+                   .rfind("\x7f"
+                          "ELF",
+                          0) == 0u);
 
-    auto js = run_warpsmith({"compile", vadd("vec4.cu"), "--json", "--cache-dir", (cwd.path() / "cache").string()},
-                            cwd.path());
+    auto js = run_warpsmith(
+        {"compile", vadd("vec4.cu"), "--json", "--cache-dir", (cwd.path() / "cache").string()}, cwd.path());
     BOOST_TEST(js.rc == 0);
     json::value doc = json::parse(js.out);
     BOOST_TEST(doc.at("compiled").as_bool());
@@ -79,7 +84,8 @@ BOOST_AUTO_TEST_CASE(compile_reports_resources_and_failures)
     BOOST_TEST(!doc.as_object().contains("cubin_b64"));
     BOOST_TEST(doc.at("resources").at("registers").as_int64() > 0);
 
-    std::ofstream(cwd.path() / "bad.cu") << "extern \"C\" __global__ void k(float* x) { x[0] = undefined_name; }\n";
+    std::ofstream(cwd.path() / "bad.cu")
+        << "extern \"C\" __global__ void k(float* x) { x[0] = undefined_name; }\n";
     auto bad = run_warpsmith({"compile", "bad.cu", "--no-cache"}, cwd.path());
     BOOST_TEST(bad.rc == 1);
     BOOST_TEST(bad.out.find("undefined_name") != std::string::npos);
@@ -88,7 +94,8 @@ BOOST_AUTO_TEST_CASE(compile_reports_resources_and_failures)
     BOOST_TEST(refused.rc == 2);
     BOOST_TEST(one_error_line(refused.err), refused.err);
 
-    auto two = run_warpsmith({"compile", (source_dir() / "tests/engine/cli/data/two_kernels.cu").string()}, cwd.path());
+    auto two = run_warpsmith({"compile", (source_dir() / "tests/engine/cli/data/two_kernels.cu").string()},
+                             cwd.path());
     BOOST_TEST(two.rc == 2);
     BOOST_TEST(two.err.find("choose one with --entry") != std::string::npos);
 }
@@ -101,7 +108,8 @@ BOOST_AUTO_TEST_CASE(device_info_through_a_worker)
     BOOST_TEST(table.out.find("Fake GPU") != std::string::npos);
     BOOST_TEST(table.out.find("SMs:") != std::string::npos);
 
-    auto js = run_warpsmith({"device-info", "--json", "--measure", "--device", "3", "--worker", fake()}, cwd.path());
+    auto js = run_warpsmith({"device-info", "--json", "--measure", "--device", "3", "--worker", fake()},
+                            cwd.path());
     BOOST_TEST(js.rc == 0, js.err);
     json::value dev = json::parse(js.out);
     BOOST_TEST(dev.at("index").as_int64() == 3);
@@ -113,7 +121,8 @@ BOOST_AUTO_TEST_CASE(device_info_through_a_worker)
     BOOST_TEST(none.err.find("no_device") != std::string::npos);
 
     // A launcher template reaches the worker through /bin/sh.
-    auto via_cmd = run_warpsmith({"device-info", "--json", "--worker-cmd", fake() + " --device {device}"}, cwd.path());
+    auto via_cmd =
+        run_warpsmith({"device-info", "--json", "--worker-cmd", fake() + " --device {device}"}, cwd.path());
     BOOST_TEST(via_cmd.rc == 0, via_cmd.err);
 
     auto missing = run_warpsmith({"device-info", "--worker", "/nonexistent/warpsmith-worker"}, cwd.path());
@@ -126,8 +135,19 @@ BOOST_AUTO_TEST_CASE(eval_writes_results_and_requests_that_run_replays)
     temp_dir cwd;
     auto log = cwd.path() / "fake.log";
     std::ofstream(cwd.path() / "launch.json") << R"J({"grid": ["ceil_div(n,1024)"], "block": [256]})J";
-    auto ev = run_warpsmith({"eval", vadd(), "--kernel", vadd("vec4.cu"), "--launch", "launch.json", "--hidden-seed",
-                             "4242", "--iterations", "17", "--worker", fake(), "--worker-arg=--log",
+    auto ev = run_warpsmith({"eval",
+                             vadd(),
+                             "--kernel",
+                             vadd("vec4.cu"),
+                             "--launch",
+                             "launch.json",
+                             "--hidden-seed",
+                             "4242",
+                             "--iterations",
+                             "17",
+                             "--worker",
+                             fake(),
+                             "--worker-arg=--log",
                              "--worker-arg=" + log.string()},
                             cwd.path());
     BOOST_TEST(ev.rc == 0, ev.err);
@@ -147,21 +167,29 @@ BOOST_AUTO_TEST_CASE(eval_writes_results_and_requests_that_run_replays)
     BOOST_TEST(fs::exists(out / "requests" / "1m.json"));
     BOOST_TEST(slurp(log).find(" load 4242") != std::string::npos);
 
-    auto rerun = run_warpsmith({"run", (out / "requests" / "1m.json").string(), "--out", "replayed", "--worker", fake(),
-                                "--worker-arg=--log", "--worker-arg=" + log.string()},
+    auto rerun = run_warpsmith({"run",
+                                (out / "requests" / "1m.json").string(),
+                                "--out",
+                                "replayed",
+                                "--worker",
+                                fake(),
+                                "--worker-arg=--log",
+                                "--worker-arg=" + log.string()},
                                cwd.path());
     BOOST_TEST(rerun.rc == 0, rerun.err);
     json::value again = read_json_file(cwd.path() / "replayed" / "result.json");
     BOOST_TEST(again.at("case").as_string() == "1m");
     BOOST_TEST(again.at("status").as_string() == "valid");
     BOOST_TEST(again.at("result").at("cases").as_array().size() == 1u);
-    BOOST_TEST(again.at("candidate").at("source").as_string() == doc.at("candidate").at("source").as_string());
+    BOOST_TEST(again.at("candidate").at("source").as_string() ==
+               doc.at("candidate").at("source").as_string());
     // The replay loads the workload with the recorded hidden seed again.
     auto events = slurp(log);
     BOOST_TEST(events.find(" load 4242") != events.rfind(" load 4242"));
 
     // A second eval takes the next number.
-    auto ev2 = run_warpsmith({"eval", vadd(), "--kernel", vadd("initial.cu"), "--json", "--worker", fake()}, cwd.path());
+    auto ev2 = run_warpsmith({"eval", vadd(), "--kernel", vadd("initial.cu"), "--json", "--worker", fake()},
+                             cwd.path());
     BOOST_TEST(ev2.rc == 0, ev2.err);
     // "initial" and "reference" name the workload's own kernels; a file called so is "candidate".
     BOOST_TEST(json::parse(ev2.out).at("name").as_string() == "candidate");
@@ -180,14 +208,16 @@ extern "C" __global__ void vadd(int n, const float* a, const float* b, float* c)
     if (i < n) c[i] = a[i] - b[i] + (fake_marker[n & 7] == 1);
 }
 )";
-    auto wrong = run_warpsmith({"eval", vadd(), "--kernel", "wrong.cu", "--out", "w", "--worker", fake()}, cwd.path());
+    auto wrong =
+        run_warpsmith({"eval", vadd(), "--kernel", "wrong.cu", "--out", "w", "--worker", fake()}, cwd.path());
     BOOST_TEST(wrong.rc == 1, wrong.err);
     BOOST_TEST(wrong.out.find("INVALID (mismatch on case odd)") != std::string::npos, wrong.out);
     json::value doc = read_json_file(cwd.path() / "w" / "result.json");
     BOOST_TEST(doc.at("result").at("failure").at("kind").as_string() == "mismatch");
 
     std::ofstream(cwd.path() / "broken.cu") << "extern \"C\" __global__ void vadd(int n) { nope; }\n";
-    auto broken = run_warpsmith({"eval", vadd(), "--kernel", "broken.cu", "--out", "b", "--worker", fake()}, cwd.path());
+    auto broken = run_warpsmith({"eval", vadd(), "--kernel", "broken.cu", "--out", "b", "--worker", fake()},
+                                cwd.path());
     BOOST_TEST(broken.rc == 1, broken.err);
     BOOST_TEST(broken.out.find("INVALID (compile_error)") != std::string::npos, broken.out);
     json::value bdoc = read_json_file(cwd.path() / "b" / "result.json");
@@ -202,7 +232,8 @@ extern "C" __global__ void vadd(int n, const float* a, const float* b, float* c)
     if (i < n) c[i] = a[i] + b[i] + (fake_marker[n & 7] == 1);
 }
 )";
-    auto crash = run_warpsmith({"eval", vadd(), "--kernel", "crash.cu", "--out", "c", "--worker", fake()}, cwd.path());
+    auto crash =
+        run_warpsmith({"eval", vadd(), "--kernel", "crash.cu", "--out", "c", "--worker", fake()}, cwd.path());
     BOOST_TEST(crash.rc == 1, crash.err);
     json::value cdoc = read_json_file(cwd.path() / "c" / "result.json");
     BOOST_TEST(cdoc.at("result").at("failure").at("kind").as_string() == "worker_crash");
@@ -216,8 +247,15 @@ BOOST_AUTO_TEST_CASE(the_demo_replays_the_h200_evaluations_without_a_gpu)
     // the demo with nothing to replay; this test says so instead of the README going stale.
     temp_dir cwd;
     const auto cache = source_dir() / "bench/workloads/sgemm/h200-eval-cache";
-    auto r = run_warpsmith({"tune", (source_dir() / "bench/workloads/sgemm").string(), "--strategy", "anneal",
-                            "--budget", "80", "--offline", "--eval-cache", cache.string()},
+    auto r = run_warpsmith({"tune",
+                            (source_dir() / "bench/workloads/sgemm").string(),
+                            "--strategy",
+                            "anneal",
+                            "--budget",
+                            "80",
+                            "--offline",
+                            "--eval-cache",
+                            cache.string()},
                            cwd.path());
     BOOST_TEST(r.rc == 0, r.err);
     BOOST_TEST((r.out + r.err).find("(80 cached points): 80 evaluated") != std::string::npos, r.out + r.err);

@@ -21,19 +21,22 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith::test {
+namespace warpsmith::test
+{
 
 /// Runs one coroutine to completion on ioc (failing the test when it is still running after
 /// timeout) and returns its value or rethrows its exception. Work left behind (a worker's stderr
 /// reader) is not run further here.
 template <typename T>
-T run_coro(boost::asio::io_context& ioc, boost::asio::awaitable<T> a,
+T run_coro(boost::asio::io_context& ioc,
+           boost::asio::awaitable<T> a,
            std::chrono::milliseconds timeout = std::chrono::seconds(60))
 {
     std::optional<T> result;
     std::exception_ptr error;
     bool done = false;
-    auto on_done = [&](std::exception_ptr e, T v) {
+    auto on_done = [&](std::exception_ptr e, T v)
+    {
         error = e;
         if (!e)
             result.emplace(std::move(v));
@@ -49,12 +52,14 @@ T run_coro(boost::asio::io_context& ioc, boost::asio::awaitable<T> a,
     return std::move(*result);
 }
 
-inline void run_coro(boost::asio::io_context& ioc, boost::asio::awaitable<void> a,
+inline void run_coro(boost::asio::io_context& ioc,
+                     boost::asio::awaitable<void> a,
                      std::chrono::milliseconds timeout = std::chrono::seconds(60))
 {
     std::exception_ptr error;
     bool done = false;
-    auto on_done = [&](std::exception_ptr e) {
+    auto on_done = [&](std::exception_ptr e)
+    {
         error = e;
         done = true;
         ioc.stop();

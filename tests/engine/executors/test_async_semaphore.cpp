@@ -15,9 +15,12 @@ using namespace std::chrono_literals;
 using warpsmith::async_semaphore;
 using warpsmith::test::pause;
 
-namespace {
+namespace
+{
 
-asio::awaitable<void> hold(async_semaphore& s, std::vector<std::string>& events, std::string name,
+asio::awaitable<void> hold(async_semaphore& s,
+                           std::vector<std::string>& events,
+                           std::string name,
                            std::chrono::milliseconds d)
 {
     co_await s.acquire();

@@ -15,7 +15,8 @@ using namespace std::chrono_literals;
 using namespace warpsmith;
 using namespace warpsmith::test;
 
-namespace {
+namespace
+{
 
 compile_request kernel_request(const std::string& name, const std::string& marker = "")
 {
@@ -70,14 +71,16 @@ BOOST_AUTO_TEST_CASE(process_mode_respects_the_concurrency_limit)
         BOOST_TEST(pool.workers() == 2);
         std::vector<std::string> done;
         int max_in_flight = 0;
-        auto one = [&](std::string name) -> asio::awaitable<void> {
+        auto one = [&](std::string name) -> asio::awaitable<void>
+        {
             auto out = co_await pool.compile(kernel_request(name));
             BOOST_TEST(out.compiled);
             BOOST_TEST(out.cubin.rfind("FAKE-CUBIN\n", 0) == 0u);
             BOOST_TEST(out.entries == std::vector<std::string>{"k"});
             done.push_back(name);
         };
-        auto body = [&]() -> asio::awaitable<void> {
+        auto body = [&]() -> asio::awaitable<void>
+        {
             for (int i = 0; i < 6; ++i)
                 asio::co_spawn(ioc, one("k" + std::to_string(i)), asio::detached);
             while (done.size() < 6)
@@ -111,11 +114,13 @@ BOOST_AUTO_TEST_CASE(waiting_compiles_are_served_in_fifo_order)
     {
         compile_pool pool(ioc, launch({"--compile-ms", "10"}), opts);
         int done = 0;
-        auto one = [&](std::string name) -> asio::awaitable<void> {
+        auto one = [&](std::string name) -> asio::awaitable<void>
+        {
             co_await pool.compile(kernel_request(name));
             ++done;
         };
-        auto body = [&]() -> asio::awaitable<void> {
+        auto body = [&]() -> asio::awaitable<void>
+        {
             for (int i = 0; i < 5; ++i)
                 asio::co_spawn(ioc, one("k" + std::to_string(i)), asio::detached);
             while (done < 5)
@@ -139,7 +144,8 @@ BOOST_AUTO_TEST_CASE(compile_errors_are_values)
     opts.use_cache = false;
     {
         compile_pool pool(ioc, launch(), opts);
-        auto body = [&]() -> asio::awaitable<compile_output> {
+        auto body = [&]() -> asio::awaitable<compile_output>
+        {
             auto out = co_await pool.compile(kernel_request("bad.cu", "FAKE: compile_error"));
             co_await pool.stop();
             co_return out;
@@ -160,10 +166,12 @@ BOOST_AUTO_TEST_CASE(a_dying_compile_worker_is_restarted)
     auto flag = tmp.path() / "crashed-once";
     {
         compile_pool pool(ioc, launch(), opts);
-        auto body = [&]() -> asio::awaitable<std::vector<compile_output>> {
+        auto body = [&]() -> asio::awaitable<std::vector<compile_output>>
+        {
             std::vector<compile_output> outs;
             // Crashes once, then compiles on the retry in a fresh worker.
-            outs.push_back(co_await pool.compile(kernel_request("once.cu", "FAKE: compile_crash_once=" + flag.string())));
+            outs.push_back(co_await pool.compile(
+                kernel_request("once.cu", "FAKE: compile_crash_once=" + flag.string())));
             // Crashes every time: a value saying so, not an exception.
             outs.push_back(co_await pool.compile(kernel_request("always.cu", "FAKE: compile_crash")));
             // And the pool still works afterwards.
@@ -207,7 +215,8 @@ BOOST_AUTO_TEST_CASE(in_process_mode_compiles_with_nvrtc)
     opts.cache_dir = (tmp.path() / "cache").string();
     {
         compile_pool pool(ioc, worker_launch{}, opts);
-        auto body = [&]() -> asio::awaitable<std::vector<compile_output>> {
+        auto body = [&]() -> asio::awaitable<std::vector<compile_output>>
+        {
             std::vector<compile_output> outs;
             outs.push_back(co_await pool.compile(kernel_request("real.cu")));
             outs.push_back(co_await pool.compile(kernel_request("real.cu")));  // a cache hit
@@ -220,7 +229,9 @@ BOOST_AUTO_TEST_CASE(in_process_mode_compiles_with_nvrtc)
         auto outs = run_coro(ioc, body(), 120s);
         BOOST_TEST(outs[0].compiled);
         BOOST_TEST(!outs[0].cubin.empty());
-        BOOST_TEST(outs[0].cubin.rfind("\x7f" "ELF", 0) == 0u);
+        BOOST_TEST(outs[0].cubin.rfind("\x7f"
+                                       "ELF",
+                                       0) == 0u);
         BOOST_TEST(outs[0].entries == std::vector<std::string>{"k"});
         BOOST_TEST(outs[0].resources.registers > 0);
         BOOST_TEST(!outs[0].cache_hit);

@@ -25,7 +25,8 @@ BOOST_AUTO_TEST_CASE(compiles_through_worker_processes)
         compile_pool pool(ioc, l, opts);
         std::vector<compile_output> outs(4);
         int done = 0;
-        auto one = [&](int i, int value, std::string source) -> asio::awaitable<void> {
+        auto one = [&](int i, int value, std::string source) -> asio::awaitable<void>
+        {
             compile_request r;
             r.name = "k.cu";
             r.entry = "k";
@@ -34,11 +35,14 @@ BOOST_AUTO_TEST_CASE(compiles_through_worker_processes)
             outs[i] = co_await pool.compile(r);
             ++done;
         };
-        auto body = [&]() -> asio::awaitable<void> {
+        auto body = [&]() -> asio::awaitable<void>
+        {
             const std::string good = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = VALUE; }\n";
             asio::co_spawn(ioc, one(0, 0, good), asio::detached);
             asio::co_spawn(ioc, one(1, 1, good), asio::detached);
-            asio::co_spawn(ioc, one(2, 2, "extern \"C\" __global__ void k(float* x) { x[0] = nope; }\n"), asio::detached);
+            asio::co_spawn(ioc,
+                           one(2, 2, "extern \"C\" __global__ void k(float* x) { x[0] = nope; }\n"),
+                           asio::detached);
             while (done < 3)
                 co_await pause(10ms);
             // The same request again: a cache hit, from either process (the cache is shared).
@@ -47,7 +51,9 @@ BOOST_AUTO_TEST_CASE(compiles_through_worker_processes)
         };
         run_coro(ioc, body(), 120s);
         BOOST_TEST(outs[0].compiled, outs[0].error);
-        BOOST_TEST(outs[0].cubin.rfind("\x7f" "ELF", 0) == 0u);
+        BOOST_TEST(outs[0].cubin.rfind("\x7f"
+                                       "ELF",
+                                       0) == 0u);
         BOOST_TEST(outs[0].entries == std::vector<std::string>{"k"});
         BOOST_TEST(outs[1].compiled);
         BOOST_TEST(outs[1].key != outs[0].key);

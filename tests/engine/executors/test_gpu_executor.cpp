@@ -17,7 +17,8 @@ using namespace std::chrono_literals;
 using namespace warpsmith;
 using namespace warpsmith::test;
 
-namespace {
+namespace
+{
 
 workload vadd()
 {
@@ -67,7 +68,8 @@ BOOST_AUTO_TEST_CASE(evaluates_a_candidate)
 {
     {
         gpu_executor gpu(ioc, launch({"--evaluate-ms", "20"}), 0, {});
-        auto body = [&]() -> asio::awaitable<void> {
+        auto body = [&]() -> asio::awaitable<void>
+        {
             json::object hello = co_await gpu.start();
             BOOST_TEST(hello.at("device").at("name").as_string() == "Fake GPU");
             json::object loaded = co_await gpu.load(w, 1234);
@@ -75,7 +77,8 @@ BOOST_AUTO_TEST_CASE(evaluates_a_candidate)
 
             auto e = co_await gpu.evaluate(request_for(w, "c0001", "FAKE: median_us=120"));
             BOOST_TEST(status(e) == "valid");
-            BOOST_TEST(e.result.at("score_us").to_number<double>() == 120.0, boost::test_tools::tolerance(1e-9));
+            BOOST_TEST(e.result.at("score_us").to_number<double>() == 120.0,
+                       boost::test_tools::tolerance(1e-9));
             BOOST_TEST(!e.worker_restarted);
             BOOST_TEST(e.busy_ms >= 20.0);  // the fake sleeps 20 ms before answering
             BOOST_TEST(e.device == 0);
@@ -106,13 +109,20 @@ BOOST_AUTO_TEST_CASE(restarts_after_fault_hang_and_crash)
     {
         gpu_executor gpu(ioc, launch(), 0, opts);
         std::vector<gpu_evaluation> results;
-        auto body = [&]() -> asio::awaitable<void> {
+        auto body = [&]() -> asio::awaitable<void>
+        {
             co_await gpu.start();
             co_await gpu.load(w, 987654321);
-            for (const char* marker : {"FAKE: fault", "FAKE: median_us=10", "FAKE: hang", "FAKE: median_us=11",
-                                       "FAKE: crash", "FAKE: median_us=12", "FAKE: launch_hang",
+            for (const char* marker : {"FAKE: fault",
+                                       "FAKE: median_us=10",
+                                       "FAKE: hang",
+                                       "FAKE: median_us=11",
+                                       "FAKE: crash",
+                                       "FAKE: median_us=12",
+                                       "FAKE: launch_hang",
                                        "FAKE: median_us=13"})
-                results.push_back(co_await gpu.evaluate(request_for(w, "c" + std::to_string(results.size()), marker)));
+                results.push_back(
+                    co_await gpu.evaluate(request_for(w, "c" + std::to_string(results.size()), marker)));
             co_await gpu.stop();
         };
         run_coro(ioc, body());
@@ -130,7 +140,8 @@ BOOST_AUTO_TEST_CASE(restarts_after_fault_hang_and_crash)
             // The next candidate runs normally on the new worker.
             BOOST_TEST(status(good) == "valid");
             BOOST_TEST(!good.worker_restarted);
-            BOOST_TEST(good.result.at("score_us").to_number<double>() == 10.0 + i, boost::test_tools::tolerance(1e-9));
+            BOOST_TEST(good.result.at("score_us").to_number<double>() == 10.0 + i,
+                       boost::test_tools::tolerance(1e-9));
         }
         BOOST_TEST(gpu.restarts() == 4);
     }
@@ -160,13 +171,15 @@ BOOST_AUTO_TEST_CASE(concurrent_requests_run_in_fifo_order_one_at_a_time)
         std::vector<std::string> completed;
         std::vector<double> busy_ms;
         int max_queued = 0;
-        auto one = [&](std::string name) -> asio::awaitable<void> {
+        auto one = [&](std::string name) -> asio::awaitable<void>
+        {
             auto e = co_await gpu.evaluate(request_for(w, name, "FAKE: median_us=5"));
             BOOST_TEST(status(e) == "valid");
             completed.push_back(name);
             busy_ms.push_back(e.busy_ms);
         };
-        auto body = [&]() -> asio::awaitable<void> {
+        auto body = [&]() -> asio::awaitable<void>
+        {
             co_await gpu.start();
             co_await gpu.load(w, 1);
             for (int i = 0; i < 5; ++i)
@@ -210,7 +223,8 @@ BOOST_AUTO_TEST_CASE(stop_fails_queued_requests_and_finishes_the_running_one)
     {
         gpu_executor gpu(ioc, launch({"--evaluate-ms", "100"}), 0, {});
         std::vector<std::string> outcome(3);
-        auto one = [&](int i) -> asio::awaitable<void> {
+        auto one = [&](int i) -> asio::awaitable<void>
+        {
             try
             {
                 auto e = co_await gpu.evaluate(request_for(w, "c" + std::to_string(i), ""));
@@ -218,10 +232,12 @@ BOOST_AUTO_TEST_CASE(stop_fails_queued_requests_and_finishes_the_running_one)
             }
             catch (const std::system_error& e)
             {
-                outcome[i] = e.code() == std::error_code(make_error_code(errc::cancelled)) ? "cancelled" : e.what();
+                outcome[i] =
+                    e.code() == std::error_code(make_error_code(errc::cancelled)) ? "cancelled" : e.what();
             }
         };
-        auto body = [&]() -> asio::awaitable<void> {
+        auto body = [&]() -> asio::awaitable<void>
+        {
             co_await gpu.start();
             co_await gpu.load(w, 1);
             for (int i = 0; i < 3; ++i)
@@ -241,28 +257,36 @@ BOOST_AUTO_TEST_CASE(refusals_and_missing_devices)
     {
         gpu_executor gpu(ioc, launch({"--no-device"}), 2, {});
         auto body = [&]() -> asio::awaitable<void> { co_await gpu.start(); };
-        BOOST_CHECK_EXCEPTION(run_coro(ioc, body()), user_error, [](const user_error& e) {
-            std::string what = e.what();
-            return what.find("gpu2") != std::string::npos && what.find("no_device") != std::string::npos;
-        });
+        BOOST_CHECK_EXCEPTION(run_coro(ioc, body()),
+                              user_error,
+                              [](const user_error& e)
+                              {
+                                  std::string what = e.what();
+                                  return what.find("gpu2") != std::string::npos &&
+                                         what.find("no_device") != std::string::npos;
+                              });
     }
     {
         // A reference that fails is the user's problem, named in one line.
         gpu_executor gpu(ioc, launch(), 0, {});
         workload bad = w;
         bad.reference.source += "\n// FAKE: reference_failed\n";
-        auto body = [&]() -> asio::awaitable<void> {
+        auto body = [&]() -> asio::awaitable<void>
+        {
             co_await gpu.start();
             co_await gpu.load(bad, 1);
         };
-        BOOST_CHECK_EXCEPTION(run_coro(ioc, body()), user_error, [](const user_error& e) {
-            return std::string(e.what()).find("reference_failed") != std::string::npos;
-        });
+        BOOST_CHECK_EXCEPTION(run_coro(ioc, body()),
+                              user_error,
+                              [](const user_error& e) {
+                                  return std::string(e.what()).find("reference_failed") != std::string::npos;
+                              });
     }
     {
         // evaluate before load: the worker refuses; the candidate is invalid, nothing throws.
         gpu_executor gpu(ioc, launch(), 0, {});
-        auto body = [&]() -> asio::awaitable<gpu_evaluation> {
+        auto body = [&]() -> asio::awaitable<gpu_evaluation>
+        {
             co_await gpu.start();
             auto e = co_await gpu.evaluate(request_for(w, "c0", ""));
             co_await gpu.stop();
@@ -280,7 +304,8 @@ BOOST_AUTO_TEST_CASE(time_interleaved_returns_timings_per_key)
 {
     {
         gpu_executor gpu(ioc, launch(), 0, {});
-        auto body = [&]() -> asio::awaitable<json::object> {
+        auto body = [&]() -> asio::awaitable<json::object>
+        {
             co_await gpu.start();
             co_await gpu.load(w, 1);
             std::vector<std::pair<std::string, evaluate_request>> entries;

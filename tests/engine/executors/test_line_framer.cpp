@@ -9,7 +9,8 @@
 
 using warpsmith::line_framer;
 
-namespace {
+namespace
+{
 
 std::vector<std::string> drain(line_framer& f)
 {

@@ -14,7 +14,8 @@ BOOST_AUTO_TEST_CASE(local_binary)
     worker_launch l;
     l.worker_binary = "/opt/ws/warpsmith-worker";
     l.extra_args = {"--log-level", "debug"};
-    BOOST_TEST(l.gpu_argv(3) == (argv_t{"/opt/ws/warpsmith-worker", "--device", "3", "--log-level", "debug"}));
+    BOOST_TEST(l.gpu_argv(3) ==
+               (argv_t{"/opt/ws/warpsmith-worker", "--device", "3", "--log-level", "debug"}));
     BOOST_TEST(l.compile_argv() == (argv_t{"/opt/ws/warpsmith-worker", "--compile", "--log-level", "debug"}));
 }
 
@@ -27,7 +28,8 @@ BOOST_AUTO_TEST_CASE(template_with_device_placeholder)
     BOOST_TEST(l.gpu_argv(7) ==
                (argv_t{"/bin/sh", "-c", "ssh gpu7 warpsmith-worker --device 7 --cache-dir '/tmp/my cache'"}));
     // A template naming a device describes how to reach a GPU; compiles stay local.
-    BOOST_TEST(l.compile_argv() == (argv_t{"/opt/ws/warpsmith-worker", "--compile", "--cache-dir", "/tmp/my cache"}));
+    BOOST_TEST(l.compile_argv() ==
+               (argv_t{"/opt/ws/warpsmith-worker", "--compile", "--cache-dir", "/tmp/my cache"}));
 }
 
 BOOST_AUTO_TEST_CASE(template_without_placeholder_gets_the_mode_appended)

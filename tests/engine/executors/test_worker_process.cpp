@@ -17,7 +17,8 @@ using namespace std::chrono_literals;
 using namespace warpsmith;
 using namespace warpsmith::test;
 
-namespace {
+namespace
+{
 
 json::object evaluate_msg(const std::string& source)
 {
@@ -48,8 +49,9 @@ json::object load_msg()
 }
 
 /// Starts a fake GPU worker, loads the fake workload and sends one evaluate; returns the exception.
-asio::awaitable<std::optional<std::system_error>> evaluate_expecting_error(worker_process& w, std::string source,
-                                                                          std::chrono::milliseconds deadline)
+asio::awaitable<std::optional<std::system_error>> evaluate_expecting_error(worker_process& w,
+                                                                           std::string source,
+                                                                           std::chrono::milliseconds deadline)
 {
     co_await w.start(10s);
     co_await w.request(load_msg(), 10s);
@@ -86,7 +88,8 @@ BOOST_AUTO_TEST_CASE(request_response_and_graceful_stop)
     auto log = tmp.path() / "events.log";
     {
         worker_process w(ioc.get_executor(), fake_argv({"--log", log.string()}), "gpu0");
-        auto body = [&]() -> asio::awaitable<void> {
+        auto body = [&]() -> asio::awaitable<void>
+        {
             json::object hello = co_await w.start(10s);
             BOOST_TEST(hello.at("ok").as_bool());
             BOOST_TEST(hello.at("mode").as_string() == "gpu");
@@ -137,7 +140,8 @@ BOOST_AUTO_TEST_CASE(deadline_kills_the_child)
 BOOST_AUTO_TEST_CASE(child_exit_reports_exit_code)
 {
     worker_process w(ioc.get_executor(), fake_argv(), "gpu0");
-    auto err = run_coro(ioc, evaluate_expecting_error(w, "// FAKE: crash=42 FAKE: stderr=about_to_crash", 10s));
+    auto err =
+        run_coro(ioc, evaluate_expecting_error(w, "// FAKE: crash=42 FAKE: stderr=about_to_crash", 10s));
     BOOST_REQUIRE(err.has_value());
     BOOST_TEST((worker_errc(*err) == errc::worker_exited));
     BOOST_TEST(w.exit_code() == 42);
@@ -147,7 +151,8 @@ BOOST_AUTO_TEST_CASE(child_exit_reports_exit_code)
     BOOST_TEST(w.stderr_tail().find("fake_worker: about_to_crash") != std::string::npos);
 
     // Requests after the exit fail at once with worker_exited.
-    auto again = [&]() -> asio::awaitable<void> {
+    auto again = [&]() -> asio::awaitable<void>
+    {
         json::object m;
         m["op"] = "hello";
         co_await w.request(m, 1s);
@@ -180,14 +185,16 @@ BOOST_AUTO_TEST_CASE(stderr_is_forwarded_to_the_log_seam)
 {
     std::vector<std::string> lines;
     std::mutex m;
-    auto sink = [&](log_level, std::string_view line) {
+    auto sink = [&](log_level, std::string_view line)
+    {
         std::lock_guard lock(m);
         lines.emplace_back(line);
     };
     set_log_sink(sink, log_level::debug);
     {
         worker_process w(ioc.get_executor(), fake_argv(), "gpu3");
-        auto body = [&]() -> asio::awaitable<void> {
+        auto body = [&]() -> asio::awaitable<void>
+        {
             co_await w.start(10s);
             co_await w.request(load_msg(), 10s);
             auto r = co_await w.request(evaluate_msg("// FAKE: stderr=diagnostic_line"), 10s);
@@ -209,7 +216,8 @@ BOOST_AUTO_TEST_CASE(stderr_is_forwarded_to_the_log_seam)
 BOOST_AUTO_TEST_CASE(stop_escalates_to_sigkill)
 {
     worker_process w(ioc.get_executor(), fake_argv({"--ignore-shutdown"}), "gpu0");
-    auto body = [&]() -> asio::awaitable<void> {
+    auto body = [&]() -> asio::awaitable<void>
+    {
         co_await w.start(10s);
         co_await w.stop(200ms);
     };
@@ -223,9 +231,11 @@ BOOST_AUTO_TEST_CASE(missing_program_is_a_user_error)
 {
     worker_process w(ioc.get_executor(), {"/nonexistent/warpsmith-worker", "--device", "0"}, "gpu0");
     auto body = [&]() -> asio::awaitable<void> { co_await w.start(5s); };
-    BOOST_CHECK_EXCEPTION(run_coro(ioc, body()), user_error, [](const user_error& e) {
-        return std::string(e.what()).find("/nonexistent/warpsmith-worker") != std::string::npos;
-    });
+    BOOST_CHECK_EXCEPTION(
+        run_coro(ioc, body()),
+        user_error,
+        [](const user_error& e)
+        { return std::string(e.what()).find("/nonexistent/warpsmith-worker") != std::string::npos; });
     drain();
 }
 
@@ -233,9 +243,10 @@ BOOST_AUTO_TEST_CASE(refused_hello_is_a_user_error)
 {
     worker_process w(ioc.get_executor(), fake_argv({"--no-device"}), "gpu0");
     auto body = [&]() -> asio::awaitable<void> { co_await w.start(5s); };
-    BOOST_CHECK_EXCEPTION(run_coro(ioc, body()), user_error, [](const user_error& e) {
-        return std::string(e.what()).find("no_device") != std::string::npos;
-    });
+    BOOST_CHECK_EXCEPTION(run_coro(ioc, body()),
+                          user_error,
+                          [](const user_error& e)
+                          { return std::string(e.what()).find("no_device") != std::string::npos; });
     BOOST_TEST(!w.running());
     drain();
 }
@@ -244,10 +255,13 @@ BOOST_AUTO_TEST_CASE(exit_before_hello_is_worker_exited)
 {
     worker_process w(ioc.get_executor(), fake_argv({"--exit-at-start", "5"}), "gpu0");
     auto body = [&]() -> asio::awaitable<void> { co_await w.start(5s); };
-    BOOST_CHECK_EXCEPTION(run_coro(ioc, body()), std::system_error, [](const std::system_error& e) {
-        return worker_errc(e) == errc::worker_exited &&
-               std::string(e.what()).find("exit code 5") != std::string::npos;
-    });
+    BOOST_CHECK_EXCEPTION(run_coro(ioc, body()),
+                          std::system_error,
+                          [](const std::system_error& e)
+                          {
+                              return worker_errc(e) == errc::worker_exited &&
+                                     std::string(e.what()).find("exit code 5") != std::string::npos;
+                          });
     drain();
 }
 

@@ -16,7 +16,8 @@ using namespace warpsmith;
 using namespace warpsmith::test;
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 json::object proposed(const std::string& id, int branch, int iteration)
 {
@@ -58,20 +59,23 @@ BOOST_AUTO_TEST_SUITE(journal_suite)
 
 BOOST_AUTO_TEST_CASE(a_torn_last_line_is_ignored)
 {
-    const std::string text = lines({proposed("c0001", 0, 1), evaluated("c0001", true)}) + "{\"event\":\"propo";
+    const std::string text =
+        lines({proposed("c0001", 0, 1), evaluated("c0001", true)}) + "{\"event\":\"propo";
     const auto j = parse_journal(text, "journal.jsonl");
     BOOST_TEST(j.events.size() == 2u);
     BOOST_TEST(j.torn_tail);
     BOOST_TEST(j.complete_bytes == text.size() - std::string("{\"event\":\"propo").size());
     // A complete-looking object without its newline is torn as well: the newline is the commit.
-    const auto k = parse_journal(lines({proposed("c0001", 0, 1)}) + json::serialize(evaluated("c0001", true)), "j");
+    const auto k =
+        parse_journal(lines({proposed("c0001", 0, 1)}) + json::serialize(evaluated("c0001", true)), "j");
     BOOST_TEST(k.events.size() == 1u);
     BOOST_TEST(k.torn_tail);
 }
 
 BOOST_AUTO_TEST_CASE(a_damaged_line_in_the_middle_is_an_error_naming_the_line)
 {
-    const std::string text = lines({proposed("c0001", 0, 1)}) + "garbage\n" + lines({evaluated("c0001", true)});
+    const std::string text =
+        lines({proposed("c0001", 0, 1)}) + "garbage\n" + lines({evaluated("c0001", true)});
     try
     {
         parse_journal(text, "run-001/journal.jsonl");
@@ -79,7 +83,8 @@ BOOST_AUTO_TEST_CASE(a_damaged_line_in_the_middle_is_an_error_naming_the_line)
     }
     catch (const user_error& e)
     {
-        BOOST_TEST(std::string(e.what()) == "run-001/journal.jsonl:2: not a JSON object (the journal is damaged)");
+        BOOST_TEST(std::string(e.what()) ==
+                   "run-001/journal.jsonl:2: not a JSON object (the journal is damaged)");
     }
 }
 
@@ -115,19 +120,20 @@ BOOST_AUTO_TEST_CASE(writer_numbers_events_and_cuts_a_torn_tail_before_appending
 
 BOOST_AUTO_TEST_CASE(replay_rebuilds_candidates_pending_ones_and_counters)
 {
-    std::vector<json::object> ev{json::object{{"event", "run_started"}, {"seq", 1}},
-                                 proposed("c0001", 0, 1),
-                                 proposed("c0002", 1, 1),
-                                 json::object{{"event", "compiled"},
-                                              {"id", "c0002"},
-                                              {"compile", json::object{{"compiled", true}, {"log", "ok"}}}},
-                                 evaluated("c0002", false),
-                                 evaluated("c0001", true, 80),
-                                 json::object{{"event", "iteration_finished"}, {"iteration", 1}},
-                                 proposed("c0003", 0, 2),
-                                 json::object{{"event", "usage"}, {"input", 100}, {"output", 20}, {"cost_usd", 0.5}},
-                                 json::object{{"event", "usage"}, {"input", 1}, {"output", 2}, {"cost_usd", 0.25}},
-                                 json::object{{"event", "stop_requested"}, {"reason", "interrupted"}, {"seq", 42}}};
+    std::vector<json::object> ev{
+        json::object{{"event", "run_started"}, {"seq", 1}},
+        proposed("c0001", 0, 1),
+        proposed("c0002", 1, 1),
+        json::object{{"event", "compiled"},
+                     {"id", "c0002"},
+                     {"compile", json::object{{"compiled", true}, {"log", "ok"}}}},
+        evaluated("c0002", false),
+        evaluated("c0001", true, 80),
+        json::object{{"event", "iteration_finished"}, {"iteration", 1}},
+        proposed("c0003", 0, 2),
+        json::object{{"event", "usage"}, {"input", 100}, {"output", 20}, {"cost_usd", 0.5}},
+        json::object{{"event", "usage"}, {"input", 1}, {"output", 2}, {"cost_usd", 0.25}},
+        json::object{{"event", "stop_requested"}, {"reason", "interrupted"}, {"seq", 42}}};
     const auto r = replay_events(ev);
     BOOST_TEST(r.candidates.size() == 3u);
     BOOST_TEST(r.pending_ids() == std::vector<std::string>{"c0003"});
@@ -154,8 +160,10 @@ BOOST_AUTO_TEST_CASE(replay_rebuilds_candidates_pending_ones_and_counters)
 
 BOOST_AUTO_TEST_CASE(replay_keeps_the_vendor_baselines_that_were_timed)
 {
-    auto vendor = [](const std::string& key, bool available, double median) {
-        json::object ev{{"event", "vendor_baseline"}, {"key", key}, {"name", "cublas"}, {"available", available}};
+    auto vendor = [](const std::string& key, bool available, double median)
+    {
+        json::object ev{
+            {"event", "vendor_baseline"}, {"key", key}, {"name", "cublas"}, {"available", available}};
         if (available)
             ev["case_median_us"] = json::object{{"big", median}};
         return ev;
@@ -175,8 +183,9 @@ BOOST_AUTO_TEST_CASE(replay_refuses_impossible_journals)
 {
     BOOST_CHECK_THROW(replay_events({proposed("c0001", 0, 1), proposed("c0001", 0, 1)}), user_error);
     BOOST_CHECK_THROW(replay_events({evaluated("c0009", true)}), user_error);
-    BOOST_CHECK_THROW(replay_events({proposed("c0001", 0, 1), evaluated("c0001", true), evaluated("c0001", true)}),
-                      user_error);
+    BOOST_CHECK_THROW(
+        replay_events({proposed("c0001", 0, 1), evaluated("c0001", true), evaluated("c0001", true)}),
+        user_error);
     // Unknown events from a newer tool are skipped.
     BOOST_CHECK_NO_THROW(replay_events({json::object{{"event", "something_new"}}}));
 }

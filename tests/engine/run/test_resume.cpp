@@ -8,7 +8,8 @@ using namespace warpsmith;
 using namespace warpsmith::test;
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 std::chrono::nanoseconds secs(double s)
 {
@@ -34,9 +35,8 @@ BOOST_FIXTURE_TEST_CASE(resume_after_interrupt_loses_nothing_and_repeats_nothing
     o.branches = 3;
     o.budgets.iterations = 2;
     o.confirm_top = 1;
-    auto source = [](const proposal_context& ctx, int call) -> std::optional<std::string> {
-        return kernel_with({"median_us=" + std::to_string(90 - ctx.branch - 3 * call)});
-    };
+    auto source = [](const proposal_context& ctx, int call) -> std::optional<std::string>
+    { return kernel_with({"median_us=" + std::to_string(90 - ctx.branch - 3 * call)}); };
     {
         test_strategy strat(clock, work);
         strat.source_for = source;

@@ -1,5 +1,5 @@
-// results/run-NNN (and the eval-NNN / replay-NNN of other commands): numbering, refusing what is not a run, and every file a finished run leaves
-// (docs/run-directory.md), checked after a simulated search.
+// results/run-NNN (and the eval-NNN / replay-NNN of other commands): numbering, refusing what is not a run,
+// and every file a finished run leaves (docs/run-directory.md), checked after a simulated search.
 
 #include "engine/run/run_directory.hpp"
 #include "harness/core/error.hpp"
@@ -92,7 +92,8 @@ BOOST_AUTO_TEST_CASE(case_names_become_safe_file_names)
 BOOST_FIXTURE_TEST_CASE(a_finished_run_holds_every_documented_file, engine_fixture)
 {
     test_strategy strat(clock, work);
-    strat.sources = {kernel_with({"median_us=90"}), kernel_with({"invalid=mismatch"}), kernel_with({"median_us=70"})};
+    strat.sources = {
+        kernel_with({"median_us=90"}), kernel_with({"invalid=mismatch"}), kernel_with({"median_us=70"})};
     search_options o;
     o.branches = 1;
     o.budgets.iterations = 3;
@@ -102,9 +103,17 @@ BOOST_FIXTURE_TEST_CASE(a_finished_run_holds_every_documented_file, engine_fixtu
     const auto p = run->path();
     run->write_workload(work, std::string("supplied"));
 
-    for (const char* f : {"run.json", "journal.jsonl", "history.json", "summary.json", "best.cu", "best.json",
-                          "workload/workload.json", "workload/reference.cu", "workload/initial.cu",
-                          "workload/cases.json", "workload/supplied-reference.cu"})
+    for (const char* f : {"run.json",
+                          "journal.jsonl",
+                          "history.json",
+                          "summary.json",
+                          "best.cu",
+                          "best.json",
+                          "workload/workload.json",
+                          "workload/reference.cu",
+                          "workload/initial.cu",
+                          "workload/cases.json",
+                          "workload/supplied-reference.cu"})
         BOOST_TEST(fs::exists(p / f), f);
     BOOST_TEST(fs::is_directory(p / "llm"));
 
@@ -124,8 +133,13 @@ BOOST_FIXTURE_TEST_CASE(a_finished_run_holds_every_documented_file, engine_fixtu
     for (const char* id : {"c0001", "c0002", "c0003"})
     {
         const auto d = run->candidate_dir(id);
-        for (const char* f : {"kernel.cu", "candidate.json", "compile.log", "result.json", "requests/odd.json",
-                              "requests/big.json", "requests/huge.json"})
+        for (const char* f : {"kernel.cu",
+                              "candidate.json",
+                              "compile.log",
+                              "result.json",
+                              "requests/odd.json",
+                              "requests/big.json",
+                              "requests/huge.json"})
             BOOST_TEST(fs::exists(d / f), std::string(id) + "/" + f);
     }
     const auto cj = read_json_file(run->candidate_dir("c0002") / "candidate.json");
@@ -148,16 +162,29 @@ BOOST_FIXTURE_TEST_CASE(a_finished_run_holds_every_documented_file, engine_fixtu
     BOOST_TEST(req.at("candidate").at("source").as_string() == strat.sources[2]);
     BOOST_CHECK_NO_THROW(workload::from_json(req.at("workload"), p, "request"));
     BOOST_CHECK_NO_THROW(candidate::from_json(req.at("candidate"), "request"));
-    BOOST_TEST(read_json_file(run->candidate_dir("c0003") / "requests" / "odd.json").at("validate_only").as_bool());
+    BOOST_TEST(
+        read_json_file(run->candidate_dir("c0003") / "requests" / "odd.json").at("validate_only").as_bool());
 
     const auto history = read_json_file(p / "history.json").at("candidates").as_array();
     BOOST_REQUIRE_EQUAL(history.size(), 3u);
     BOOST_TEST(history[1].at("status").as_string() == "invalid");
-    BOOST_TEST(history[2].at("speedup_vs_reference").as_double() == 200.0 / 70, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(history[2].at("speedup_vs_reference").as_double() == 200.0 / 70,
+               boost::test_tools::tolerance(1e-9));
 
     const auto summary = read_json_file(p / "summary.json");
-    for (const char* k : {"best", "reference", "initial", "candidates", "budgets", "tokens", "cost_usd", "wall_seconds",
-                          "gpus", "gpu_busy_fraction", "confirmation", "status", "stop_reason"})
+    for (const char* k : {"best",
+                          "reference",
+                          "initial",
+                          "candidates",
+                          "budgets",
+                          "tokens",
+                          "cost_usd",
+                          "wall_seconds",
+                          "gpus",
+                          "gpu_busy_fraction",
+                          "confirmation",
+                          "status",
+                          "stop_reason"})
         BOOST_TEST(summary.as_object().contains(k), k);
     BOOST_TEST(summary.at("best").at("id").as_string() == "c0003");
     BOOST_TEST(summary.at("candidates").at("valid").as_int64() == 2);

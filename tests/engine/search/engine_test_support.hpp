@@ -32,7 +32,8 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith::test {
+namespace warpsmith::test
+{
 
 using namespace std::chrono_literals;
 
@@ -57,16 +58,26 @@ inline boost::json::object vadd_workload_json(bool with_initial = true)
         {"name", "vadd"},
         {"description", "c = a + b"},
         {"signature",
-         json::object{{"entry", "vadd"},
-                      {"params",
-                       json::array{json::object{{"name", "n"}, {"kind", "scalar"}, {"type", "int32"}},
-                                   json::object{{"name", "a"}, {"kind", "buffer"}, {"type", "float32"}, {"dir", "in"}, {"count", "n"}},
-                                   json::object{{"name", "b"}, {"kind", "buffer"}, {"type", "float32"}, {"dir", "in"}, {"count", "n"}},
-                                   json::object{{"name", "c"}, {"kind", "buffer"}, {"type", "float32"}, {"dir", "out"}, {"count", "n"}}}}}},
+         json::object{
+             {"entry", "vadd"},
+             {"params",
+              json::array{
+                  json::object{{"name", "n"}, {"kind", "scalar"}, {"type", "int32"}},
+                  json::object{
+                      {"name", "a"}, {"kind", "buffer"}, {"type", "float32"}, {"dir", "in"}, {"count", "n"}},
+                  json::object{
+                      {"name", "b"}, {"kind", "buffer"}, {"type", "float32"}, {"dir", "in"}, {"count", "n"}},
+                  json::object{{"name", "c"},
+                               {"kind", "buffer"},
+                               {"type", "float32"},
+                               {"dir", "out"},
+                               {"count", "n"}}}}}},
         {"cases",
-         json::array{json::object{{"name", "odd"}, {"role", "correctness"}, {"values", json::object{{"n", 37}}}},
-                     json::object{{"name", "big"}, {"role", "performance"}, {"values", json::object{{"n", 1048576}}}},
-                     json::object{{"name", "huge"}, {"role", "performance"}, {"values", json::object{{"n", 4194304}}}}}},
+         json::array{
+             json::object{{"name", "odd"}, {"role", "correctness"}, {"values", json::object{{"n", 37}}}},
+             json::object{{"name", "big"}, {"role", "performance"}, {"values", json::object{{"n", 1048576}}}},
+             json::object{
+                 {"name", "huge"}, {"role", "performance"}, {"values", json::object{{"n", 4194304}}}}}},
         {"reference_source", kernel_with({"median_us=200"})},
         {"launch", json::object{{"grid", json::array{"ceil_div(n,256)"}}, {"block", json::array{256}}}}};
     if (with_initial)
@@ -76,7 +87,8 @@ inline boost::json::object vadd_workload_json(bool with_initial = true)
 
 inline workload vadd_workload(bool with_initial = true)
 {
-    return workload::from_json(vadd_workload_json(with_initial), std::filesystem::current_path(), "test workload");
+    return workload::from_json(
+        vadd_workload_json(with_initial), std::filesystem::current_path(), "test workload");
 }
 
 /// A strategy under the test's control. Every call is recorded with its simulated start time.
@@ -98,7 +110,8 @@ public:
     boost::asio::awaitable<std::optional<proposal>> propose(proposal_context ctx) override
     {
         const int n = static_cast<int>(calls.size());
-        calls.push_back(call{ctx.branch, ctx.iteration,
+        calls.push_back(call{ctx.branch,
+                             ctx.iteration,
                              ctx.repair_of ? std::optional<std::string>(ctx.repair_of->id) : std::nullopt,
                              clock_.now_seconds()});
         const auto d = latency ? latency(ctx.branch, n) : std::chrono::nanoseconds(0);
@@ -134,7 +147,7 @@ public:
     }
 
     // Controls.
-    std::vector<std::string> sources;                                        ///< Used in order.
+    std::vector<std::string> sources;  ///< Used in order.
     std::function<std::optional<std::string>(const proposal_context&, int call)> source_for;
     std::function<std::chrono::nanoseconds(int branch, int call)> latency;
     std::function<bool(int branch, int call)> throw_on;
@@ -158,8 +171,8 @@ inline boost::asio::awaitable<void> fire_at(clock_source& clock,
                                             std::function<void(search_engine&)> action,
                                             search_engine& engine)
 {
-    co_await clock.sleep_for(std::chrono::duration_cast<clock_source::duration>(
-        std::chrono::duration<double>(t) - clock.now()));
+    co_await clock.sleep_for(
+        std::chrono::duration_cast<clock_source::duration>(std::chrono::duration<double>(t) - clock.now()));
     action(engine);
 }
 
@@ -197,11 +210,19 @@ struct engine_fixture
             run = run_directory::create(tmp.path() / "results");
         std::int64_t next_seq = resume ? resume->next_seq : 1;
         journal_writer journal(run->journal_path(), next_seq);
-        search_engine engine(ioc, *backend, strat, clock, work, opts, *run, journal,
+        search_engine engine(ioc,
+                             *backend,
+                             strat,
+                             clock,
+                             work,
+                             opts,
+                             *run,
+                             journal,
                              boost::json::object{{"tool", "warpsmith-test"}});
         std::optional<search_result> result;
         std::exception_ptr error;
-        auto on_done = [&](std::exception_ptr e, search_result r) {
+        auto on_done = [&](std::exception_ptr e, search_result r)
+        {
             error = e;
             if (!e)
                 result = std::move(r);
@@ -211,8 +232,10 @@ struct engine_fixture
         for (auto& [t, action] : at)
         {
             timers.push_back(std::make_shared<boost::asio::cancellation_signal>());
-            boost::asio::co_spawn(ioc, fire_at(clock, t, action, engine),
-                                  boost::asio::bind_cancellation_slot(timers.back()->slot(), [](std::exception_ptr) {}));
+            boost::asio::co_spawn(
+                ioc,
+                fire_at(clock, t, action, engine),
+                boost::asio::bind_cancellation_slot(timers.back()->slot(), [](std::exception_ptr) {}));
         }
         const bool finished = clock.run_until([&] { return result.has_value() || error != nullptr; });
         BOOST_REQUIRE_MESSAGE(finished, "the search deadlocked (nothing ready, nobody sleeping)");

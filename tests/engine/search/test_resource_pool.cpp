@@ -56,9 +56,12 @@ BOOST_AUTO_TEST_CASE(cancel_withdraws_a_waiter_or_passes_a_raced_grant_on)
     BOOST_TEST(g->ticket == 4u);
 }
 
-namespace {
+namespace
+{
 
-asio::awaitable<void> hold(resource_pool& pool, virtual_clock& clock, std::vector<std::pair<int, double>>& log,
+asio::awaitable<void> hold(resource_pool& pool,
+                           virtual_clock& clock,
+                           std::vector<std::pair<int, double>>& log,
                            std::chrono::milliseconds d)
 {
     const int r = co_await pool.acquire();
@@ -76,7 +79,8 @@ BOOST_AUTO_TEST_CASE(pool_serializes_holders_on_the_virtual_clock)
     resource_pool pool(ioc.get_executor(), 1);
     std::vector<std::pair<int, double>> log;
     int finished = 0;
-    auto done = [&](std::exception_ptr e) {
+    auto done = [&](std::exception_ptr e)
+    {
         BOOST_TEST(!e);
         ++finished;
     };
@@ -100,7 +104,8 @@ BOOST_AUTO_TEST_CASE(a_cancelled_waiter_leaves_the_queue)
     bool aborted = false;
     asio::co_spawn(ioc, hold(pool, clock, log, 100ms), [&](std::exception_ptr) { ++finished; });
     asio::cancellation_signal sig;
-    auto waiter = [&](std::exception_ptr e) {
+    auto waiter = [&](std::exception_ptr e)
+    {
         aborted = e != nullptr;
         ++finished;
     };
@@ -121,7 +126,8 @@ BOOST_AUTO_TEST_CASE(virtual_clock_orders_sleepers_and_supports_cancellation)
     virtual_clock clock(ioc);
     std::vector<std::pair<int, double>> woke;
     int done = 0;
-    auto sleeper = [&](int id, std::chrono::milliseconds d) -> asio::awaitable<void> {
+    auto sleeper = [&](int id, std::chrono::milliseconds d) -> asio::awaitable<void>
+    {
         co_await clock.sleep_for(d);
         woke.emplace_back(id, clock.now_seconds());
     };
@@ -129,10 +135,14 @@ BOOST_AUTO_TEST_CASE(virtual_clock_orders_sleepers_and_supports_cancellation)
     asio::co_spawn(ioc, sleeper(2, 100ms), [&](std::exception_ptr) { ++done; });
     asio::cancellation_signal sig;
     std::exception_ptr cancelled;
-    asio::co_spawn(ioc, sleeper(3, 200ms), asio::bind_cancellation_slot(sig.slot(), [&](std::exception_ptr e) {
-                       cancelled = e;
-                       ++done;
-                   }));
+    asio::co_spawn(ioc,
+                   sleeper(3, 200ms),
+                   asio::bind_cancellation_slot(sig.slot(),
+                                                [&](std::exception_ptr e)
+                                                {
+                                                    cancelled = e;
+                                                    ++done;
+                                                }));
     ioc.poll();
     sig.emit(asio::cancellation_type::terminal);
     BOOST_REQUIRE(clock.run_until([&] { return done == 3; }));

@@ -12,7 +12,8 @@ using namespace warpsmith;
 namespace json = boost::json;
 namespace tt = boost::test_tools;
 
-namespace {
+namespace
+{
 
 json::object timing(double median)
 {
@@ -64,8 +65,10 @@ BOOST_AUTO_TEST_CASE(speedup_is_the_geometric_mean_of_per_case_ratios)
 
 BOOST_AUTO_TEST_CASE(ranking_prefers_speedup_then_score_then_id)
 {
-    std::vector<evaluated_candidate> h{cand("c0001", true, 1.5, 80), cand("c0002", false, 0, 0),
-                                       cand("c0003", true, 2.0, 90), cand("c0004", true, 1.5, 70),
+    std::vector<evaluated_candidate> h{cand("c0001", true, 1.5, 80),
+                                       cand("c0002", false, 0, 0),
+                                       cand("c0003", true, 2.0, 90),
+                                       cand("c0004", true, 1.5, 70),
                                        cand("c0005", true, 1.5, 70)};
     BOOST_TEST(top_candidates(h, 3) == (std::vector<std::string>{"c0003", "c0004", "c0005"}));
     BOOST_TEST(top_candidates(h, 10).size() == 4u);
@@ -73,16 +76,13 @@ BOOST_AUTO_TEST_CASE(ranking_prefers_speedup_then_score_then_id)
 
 BOOST_AUTO_TEST_CASE(confirmation_decides_on_interleaved_numbers)
 {
-    json::object timings{
-        {"reference", json::object{{"a", timing(200)}, {"b", timing(200)}}},
-        {"initial", json::object{{"a", timing(100)}, {"b", timing(100)}}},
-        {"c0001", json::object{{"a", timing(60)}, {"b", timing(60)}}},   // search said 50
-        {"c0002", json::object{{"a", timing(55)}, {"b", timing(55)}}}};  // search said 55
+    json::object timings{{"reference", json::object{{"a", timing(200)}, {"b", timing(200)}}},
+                         {"initial", json::object{{"a", timing(100)}, {"b", timing(100)}}},
+                         {"c0001", json::object{{"a", timing(60)}, {"b", timing(60)}}},   // search said 50
+                         {"c0002", json::object{{"a", timing(55)}, {"b", timing(55)}}}};  // search said 55
     json::object response{{"timings", timings}};
-    std::vector<confirmation_input> in{{"reference", false, 200.0},
-                                       {"initial", true, 100.0},
-                                       {"c0001", true, 50.0},
-                                       {"c0002", true, 55.0}};
+    std::vector<confirmation_input> in{
+        {"reference", false, 200.0}, {"initial", true, 100.0}, {"c0001", true, 50.0}, {"c0002", true, 55.0}};
     const auto d = decide_confirmation(response, in);
     BOOST_REQUIRE(d.winner.has_value());
     BOOST_TEST(*d.winner == "c0002");  // c0001 won the search, c0002 the confirmation
@@ -158,16 +158,24 @@ BOOST_AUTO_TEST_CASE(status_line_and_event_lines)
     s.usage.cost_usd = 0.04;
     s.gpu_busy_fraction = 0.87;
     s.elapsed_seconds = 42;
-    BOOST_TEST(s.line() == "it 3/5 | model 2 compile 0 queued 0 timing 1 | 12 evaluated, 10 valid | best 1.84x c0007 | "
-                           "12.3k tok $0.04 | GPU 87% | 42 s");
-    json::object ev{{"event", "evaluated"}, {"id", "c0002"}, {"valid", false},
-                    {"failure", json::object{{"kind", "mismatch"}, {"message", "case odd: 3 mismatches\nmore"}}}};
+    BOOST_TEST(s.line() ==
+               "it 3/5 | model 2 compile 0 queued 0 timing 1 | 12 evaluated, 10 valid | best 1.84x c0007 | "
+               "12.3k tok $0.04 | GPU 87% | 42 s");
+    json::object ev{
+        {"event", "evaluated"},
+        {"id", "c0002"},
+        {"valid", false},
+        {"failure", json::object{{"kind", "mismatch"}, {"message", "case odd: 3 mismatches\nmore"}}}};
     BOOST_TEST(describe_event(ev) == "c0002 invalid  mismatch: case odd: 3 mismatches");
     BOOST_TEST(describe_event(json::object{{"event", "status"}}).empty());
 
     // Vendor baselines get a line like the reference's, timed or not.
-    json::object timed{{"event", "vendor_baseline"}, {"key", "cublas"},         {"gpu", 0},
-                       {"available", true},         {"score_us", 241.8},        {"within_tolerance", true}};
+    json::object timed{{"event", "vendor_baseline"},
+                       {"key", "cublas"},
+                       {"gpu", 0},
+                       {"available", true},
+                       {"score_us", 241.8},
+                       {"within_tolerance", true}};
     BOOST_TEST(describe_event(timed) == "cublas on GPU 0: 241.80 us");
     timed["key"] = "cublas_tf32";
     timed["within_tolerance"] = false;

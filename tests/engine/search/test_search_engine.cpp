@@ -12,7 +12,8 @@ using namespace warpsmith;
 using namespace warpsmith::test;
 namespace json = boost::json;
 
-namespace {
+namespace
+{
 
 constexpr double search_start = 0.6;
 
@@ -34,7 +35,8 @@ int count_events(const std::vector<json::object>& events, const std::string& typ
 {
     int n = 0;
     for (const auto& e : events)
-        if (e.at("event").as_string() == type && (id.empty() || (e.contains("id") && e.at("id").as_string() == id)))
+        if (e.at("event").as_string() == type &&
+            (id.empty() || (e.contains("id") && e.at("id").as_string() == id)))
             ++n;
     return n;
 }
@@ -46,7 +48,8 @@ BOOST_AUTO_TEST_SUITE(search_engine_suite)
 BOOST_FIXTURE_TEST_CASE(branches_overlap_compile_with_timing_and_respect_the_barrier, engine_fixture)
 {
     test_strategy strat(clock, work);
-    strat.source_for = [](const proposal_context&, int call) { return kernel_with({"median_us=" + std::to_string(100 - call)}); };
+    strat.source_for = [](const proposal_context&, int call)
+    { return kernel_with({"median_us=" + std::to_string(100 - call)}); };
     strat.latency = [](int branch, int) { return branch == 0 ? secs(1.0) : secs(1.15); };
     const auto res = search(strat, barrier_opts(2, 2));
     BOOST_TEST(res.status == "finished");
@@ -94,7 +97,8 @@ BOOST_FIXTURE_TEST_CASE(async_mode_keeps_n_in_flight_without_barriers, engine_fi
     search_options o = barrier_opts(3, 3);
     o.async = true;
     std::vector<int> in_flight;
-    auto sample = [&](search_engine& e) {
+    auto sample = [&](search_engine& e)
+    {
         const auto s = e.snapshot();
         in_flight.push_back(s.proposing + s.compiling + s.queued + s.timing);
     };
@@ -125,7 +129,8 @@ BOOST_FIXTURE_TEST_CASE(async_mode_keeps_n_in_flight_without_barriers, engine_fi
 BOOST_FIXTURE_TEST_CASE(invalid_candidate_goes_back_to_its_branch_for_repair, engine_fixture)
 {
     test_strategy strat(clock, work);
-    strat.source_for = [](const proposal_context& ctx, int call) -> std::optional<std::string> {
+    strat.source_for = [](const proposal_context& ctx, int call) -> std::optional<std::string>
+    {
         if (call == 0)
             return kernel_with({"invalid=mismatch"});
         return kernel_with({"median_us=" + std::to_string(ctx.repair_of ? 70 : 60)});
@@ -141,7 +146,8 @@ BOOST_FIXTURE_TEST_CASE(invalid_candidate_goes_back_to_its_branch_for_repair, en
     BOOST_TEST(evaluated[0].at("valid").as_bool() == false);
     BOOST_TEST(evaluated[0].at("failure").at("kind").as_string() == "mismatch");
     BOOST_TEST(evaluated[1].at("valid").as_bool());
-    BOOST_TEST(strat.observed == (std::vector<std::string>{"c0001", "c0002", "c0003"}), boost::test_tools::per_element());
+    BOOST_TEST(strat.observed == (std::vector<std::string>{"c0001", "c0002", "c0003"}),
+               boost::test_tools::per_element());
 }
 
 BOOST_FIXTURE_TEST_CASE(compile_errors_never_reach_the_gpu, engine_fixture)
@@ -236,7 +242,8 @@ BOOST_FIXTURE_TEST_CASE(token_budget_stops_proposing_and_lets_in_flight_work_fin
     o.budgets.tokens = 2500;
     const auto res = search(strat, o);
     BOOST_TEST(res.stop_reason == "max_tokens");
-    BOOST_TEST(strat.usage_accepted == (std::vector<bool>{true, true, false}), boost::test_tools::per_element());
+    BOOST_TEST(strat.usage_accepted == (std::vector<bool>{true, true, false}),
+               boost::test_tools::per_element());
     // The proposal that crossed the budget had already been paid for: it is evaluated.
     BOOST_TEST(events_of("evaluated").size() == 3u);
     BOOST_TEST(events_of("usage").size() == 3u);
@@ -309,7 +316,8 @@ BOOST_FIXTURE_TEST_CASE(strategy_exceptions_are_recorded_and_stop_the_branch_whe
 BOOST_FIXTURE_TEST_CASE(exhausted_strategy_ends_the_run, engine_fixture)
 {
     test_strategy strat(clock, work);
-    strat.sources = {kernel_with({"median_us=90"}), kernel_with({"median_us=80"}), kernel_with({"median_us=85"})};
+    strat.sources = {
+        kernel_with({"median_us=90"}), kernel_with({"median_us=80"}), kernel_with({"median_us=85"})};
     const auto res = search(strat, barrier_opts(2, std::nullopt));
     BOOST_TEST(res.stop_reason == "exhausted");
     BOOST_TEST(events_of("evaluated").size() == 3u);
@@ -355,11 +363,13 @@ BOOST_FIXTURE_TEST_CASE(confirmation_decides_the_winner_and_reports_the_differen
     BOOST_TEST(best.at("decided_by").as_string() == "confirmation");
     BOOST_TEST(res.summary.at("best_search").at("id").as_string() == "c0002");
     const auto evaluated = events_of("evaluated");
-    BOOST_TEST(evaluated[1].at("speedup_vs_reference").as_double() == 2.5, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(evaluated[1].at("speedup_vs_reference").as_double() == 2.5,
+               boost::test_tools::tolerance(1e-9));
     BOOST_TEST(evaluated[1].at("speedup_vs_initial").as_double() == 2.0, boost::test_tools::tolerance(1e-9));
     const auto& conf = res.summary.at("confirmation").as_object();
     BOOST_TEST(conf.at("winner").as_string() == "c0003");
-    BOOST_TEST(conf.at("max_abs_rel_diff_vs_search").as_double() == 99.0 / 80 - 1, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(conf.at("max_abs_rel_diff_vs_search").as_double() == 99.0 / 80 - 1,
+               boost::test_tools::tolerance(1e-9));
     BOOST_TEST(conf.at("entries").as_array().size() == 5u);  // reference, initial, 3 candidates
     BOOST_TEST(read_text_file(run->path() / "best.cu") == strat.sources[2]);
     const auto best_json = read_json_file(run->path() / "best.json");

@@ -7,9 +7,11 @@
 
 using namespace warpsmith;
 
-namespace {
+namespace
+{
 
-scheduler_config barrier(int branches, std::optional<int> iterations = std::nullopt,
+scheduler_config barrier(int branches,
+                         std::optional<int> iterations = std::nullopt,
                          std::optional<int> candidates = std::nullopt)
 {
     scheduler_config c;

@@ -201,11 +201,19 @@ BOOST_AUTO_TEST_CASE(through_the_executor_backend_a_workers_baseline_lands_in_th
     strat.sources = {gemm_kernel({"median_us=100"})};
     auto run = run_directory::create(tmp.path() / "results");
     journal_writer journal(run.journal_path(), 1);
-    search_engine engine(
-        ioc, backend, strat, clock, work, one_iteration(), run, journal, json::object{{"tool", "warpsmith-test"}});
+    search_engine engine(ioc,
+                         backend,
+                         strat,
+                         clock,
+                         work,
+                         one_iteration(),
+                         run,
+                         journal,
+                         json::object{{"tool", "warpsmith-test"}});
     std::optional<search_result> result;
     std::exception_ptr error;
-    auto body = [&]() -> boost::asio::awaitable<void> {
+    auto body = [&]() -> boost::asio::awaitable<void>
+    {
         try
         {
             result = co_await engine.run(std::nullopt);

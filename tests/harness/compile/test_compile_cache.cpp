@@ -15,7 +15,8 @@
 
 using namespace warpsmith;
 
-namespace {
+namespace
+{
 
 compile_request saxpy_request(std::vector<std::string> options = {})
 {

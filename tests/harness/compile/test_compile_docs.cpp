@@ -7,7 +7,8 @@
 
 using namespace warpsmith;
 
-namespace {
+namespace
+{
 
 // The ```json blocks of docs/compile.md's "Example" section, in order.
 std::vector<std::string> example_blocks()

@@ -2,7 +2,8 @@
 
 // Kernel sources shared by the compile tests.
 
-namespace warpsmith::test_kernels {
+namespace warpsmith::test_kernels
+{
 
 inline constexpr const char* saxpy = R"(
 extern "C" __global__ void saxpy(int n, float a, const float* __restrict__ x, float* __restrict__ y)

@@ -49,7 +49,8 @@ BOOST_AUTO_TEST_CASE(atomic_write_round_trips_pretty_json)
 {
     test::temp_dir dir;
     auto path = dir.path() / "sub" / "x.json";
-    boost::json::value v = {{"name", "sgemm"}, {"grid", {1, 2, 3}}, {"nested", {{"k", true}}}, {"empty", boost::json::object{}}};
+    boost::json::value v = {
+        {"name", "sgemm"}, {"grid", {1, 2, 3}}, {"nested", {{"k", true}}}, {"empty", boost::json::object{}}};
     write_json_file(path, v);
     BOOST_TEST(read_json_file(path) == v);
     // No temporary files are left behind.

@@ -14,7 +14,8 @@
 
 using namespace warpsmith;
 
-namespace {
+namespace
+{
 
 struct context_fixture
 {
@@ -80,8 +81,10 @@ BOOST_FIXTURE_TEST_CASE(module_launch_and_events, context_fixture)
 {
     const nvrtc_compiler compiler;
     compile_request req;
-    req.source = "extern \"C\" __global__ void fill(int* x, int n, int v) { int i = blockIdx.x * blockDim.x + threadIdx.x;"
-                 " if (i < n) x[i] = v + i; }";
+    req.source =
+        "extern \"C\" __global__ void fill(int* x, int n, int v) { int i = blockIdx.x * blockDim.x + "
+        "threadIdx.x;"
+        " if (i < n) x[i] = v + i; }";
     req.entry = "fill";
     const compile_output out = compiler.compile(req);
     BOOST_TEST_REQUIRE(out.compiled, out.log);

@@ -10,7 +10,8 @@
 
 using namespace warpsmith;
 
-namespace {
+namespace
+{
 
 std::vector<double> iota_samples(int n, double start = 1)
 {

@@ -17,7 +17,8 @@ using warpsmith::test::worker_path;
 using warpsmith::worker::worker_pipe;
 using namespace std::chrono_literals;
 
-namespace {
+namespace
+{
 
 std::string read_file(const std::filesystem::path& p)
 {
@@ -42,12 +43,13 @@ BOOST_AUTO_TEST_CASE(compile_mode_session)
     BOOST_TEST(hello.at("protocol").as_int64() == 1);
     BOOST_TEST(!hello.at("worker_version").as_string().empty());
 
-    const json::object compile{
-        {"op", "compile"},
-        {"request",
-         {{"source", "extern \"C\" __global__ void twice(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] *= 2; }"},
-          {"entry", "twice"},
-          {"arch", "sm_90"}}}};
+    const json::object compile{{"op", "compile"},
+                               {"request",
+                                {{"source",
+                                  "extern \"C\" __global__ void twice(float* x, int n) { int i = "
+                                  "threadIdx.x; if (i < n) x[i] *= 2; }"},
+                                 {"entry", "twice"},
+                                 {"arch", "sm_90"}}}};
     json::object first = w.request(compile, 60s);
     BOOST_TEST_REQUIRE(first.at("ok").as_bool());
     const json::object& out = first.at("output").as_object();
@@ -60,11 +62,13 @@ BOOST_AUTO_TEST_CASE(compile_mode_session)
     BOOST_TEST(second.at("output").at("cubin_b64") == out.at("cubin_b64"));
 
     json::object broken = w.request(
-        {{"op", "compile"}, {"request", {{"source", "extern \"C\" __global__ void k() { undeclared(); }"}, {"entry", "k"}}}},
+        {{"op", "compile"},
+         {"request", {{"source", "extern \"C\" __global__ void k() { undeclared(); }"}, {"entry", "k"}}}},
         60s);
     BOOST_TEST(broken.at("ok").as_bool());
     BOOST_TEST(!broken.at("output").at("compiled").as_bool());
-    BOOST_TEST(std::string(broken.at("output").at("log").as_string()).find("undeclared") != std::string::npos);
+    BOOST_TEST(std::string(broken.at("output").at("log").as_string()).find("undeclared") !=
+               std::string::npos);
 
     // A malformed line is answered (id null) and the worker carries on.
     w.send_line("this is not json");
@@ -115,7 +119,8 @@ BOOST_AUTO_TEST_CASE(gpu_mode_without_the_device_answers_no_device)
     BOOST_TEST(!message.empty());
     // Compiles still work, and the worker shuts down cleanly.
     json::object c = w.request(
-        {{"op", "compile"}, {"request", {{"source", "extern \"C\" __global__ void k() {}"}, {"entry", "k"}}}}, 60s);
+        {{"op", "compile"}, {"request", {{"source", "extern \"C\" __global__ void k() {}"}, {"entry", "k"}}}},
+        60s);
     BOOST_TEST(c.at("output").at("compiled").as_bool());
     BOOST_TEST(w.request({{"op", "shutdown"}}, 10s).at("ok").as_bool());
     BOOST_TEST(w.wait_exit(10s) == 0);
@@ -125,10 +130,11 @@ BOOST_AUTO_TEST_CASE(bad_command_lines_exit_two_with_one_line)
 {
     temp_dir tmp("warpsmith-worker-stderr");
     const auto err = tmp.path() / "stderr.txt";
-    for (std::vector<std::string> args : {std::vector<std::string>{worker_path()},
-                                          std::vector<std::string>{worker_path(), "--bogus"},
-                                          std::vector<std::string>{worker_path(), "--device", "x"},
-                                          std::vector<std::string>{worker_path(), "--compile", "--log-level", "loud"}})
+    for (std::vector<std::string> args :
+         {std::vector<std::string>{worker_path()},
+          std::vector<std::string>{worker_path(), "--bogus"},
+          std::vector<std::string>{worker_path(), "--device", "x"},
+          std::vector<std::string>{worker_path(), "--compile", "--log-level", "loud"}})
     {
         worker_pipe w(args, err.string());
         BOOST_TEST(w.wait_exit(10s) == 2);

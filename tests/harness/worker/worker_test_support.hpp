@@ -9,9 +9,13 @@
 
 #include <string>
 
-namespace warpsmith::test {
+namespace warpsmith::test
+{
 
-inline std::string worker_path() { return (bin_dir() / "warpsmith-worker").string(); }
+inline std::string worker_path()
+{
+    return (bin_dir() / "warpsmith-worker").string();
+}
 
 /// A vector-add workload c = a + b over `n` elements of the given type name ("float32", "int32",
 /// "float16"), with two odd-sized correctness cases and one performance case of perf_n elements.
@@ -23,17 +27,20 @@ inline boost::json::object vector_add_workload(const std::string& type, std::int
     if (type == "float16")
     {
         // Half arithmetic through PTX conversions, so the test needs no cuda_fp16.h.
-        body = "float x, y; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(x) : \"h\"(a[i]));"
-               " asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(y) : \"h\"(b[i]));"
-               " unsigned short r; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(r) : \"f\"(x + y)); c[i] = r;";
+        body =
+            "float x, y; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(x) : \"h\"(a[i]));"
+            " asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(y) : \"h\"(b[i]));"
+            " unsigned short r; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(r) : \"f\"(x + y)); c[i] = r;";
     }
     else
     {
         body = "c[i] = a[i] + b[i];";
     }
-    const std::string reference = "extern \"C\" __global__ void vadd(int n, const " + ctype + "* a, const " + ctype +
-                                  "* b, " + ctype + "* c)\n{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                                  "    if (i < n) { " + body + " }\n}\n";
+    const std::string reference = "extern \"C\" __global__ void vadd(int n, const " + ctype + "* a, const " +
+                                  ctype + "* b, " + ctype +
+                                  "* c)\n{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                  "    if (i < n) { " +
+                                  body + " }\n}\n";
     boost::json::object w{
         {"name", "vadd_" + type},
         {"signature",

@@ -13,7 +13,8 @@ using namespace warpsmith;
 using warpsmith::test::error_of;
 using warpsmith::test::workload_data_dir;
 
-namespace {
+namespace
+{
 
 const char* const tiled = R"j({
   "source": "extern \"C\" __global__ void sgemm_tiled() {}",
@@ -139,10 +140,8 @@ BOOST_AUTO_TEST_CASE(from_json_errors)
         "c.json: options: must be a JSON array, got \"--use_fast_math\"");
     BOOST_TEST(err(R"j({"entry": "k", "launch": {"grid": ["M*"], "block": [1]}})j") ==
                "c.json: launch.grid[0]: expression 'M*': unexpected end of expression at column 3");
-    BOOST_TEST(
-        err(R"j({"entry": "k", "launch": {"grid": [1], "block": [1]},
-                 "overrides": {"a": {"grid": [1]}}})j") ==
-        "c.json: overrides.a: 'block' is missing");
+    BOOST_TEST(err(R"j({"entry": "k", "launch": {"grid": [1], "block": [1]},
+                 "overrides": {"a": {"grid": [1]}}})j") == "c.json: overrides.a: 'block' is missing");
     BOOST_TEST(err("[]") == "c.json: must be a JSON object, got []");
 }
 

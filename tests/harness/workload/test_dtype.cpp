@@ -12,7 +12,8 @@
 
 using namespace warpsmith;
 
-namespace {
+namespace
+{
 
 float bits_float(std::uint32_t b)
 {

@@ -11,7 +11,8 @@
 using namespace warpsmith;
 using warpsmith::test::error_of;
 
-namespace {
+namespace
+{
 
 std::int64_t eval(std::string_view text, const variables& vars = {})
 {

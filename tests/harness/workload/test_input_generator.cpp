@@ -18,7 +18,8 @@ using warpsmith::test::error_of;
 using warpsmith::test::to_hex;
 using warpsmith::test::workload_data_dir;
 
-namespace {
+namespace
+{
 
 // The buffer seed every golden row uses: case "small" of a workload with seed 7, buffer "A".
 std::uint64_t golden_seed()

@@ -12,7 +12,8 @@
 using namespace warpsmith;
 using warpsmith::test::error_of;
 
-namespace {
+namespace
+{
 
 launch_plan plan(std::string_view json)
 {

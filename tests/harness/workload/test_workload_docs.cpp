@@ -14,7 +14,8 @@
 using namespace warpsmith;
 using warpsmith::test::workload_data_dir;
 
-namespace {
+namespace
+{
 
 std::string doc_text()
 {

@@ -15,7 +15,8 @@ using namespace warpsmith;
 using warpsmith::test::error_of;
 using warpsmith::test::workload_data_dir;
 
-namespace {
+namespace
+{
 
 std::string load_error(const std::string& file)
 {

@@ -14,7 +14,8 @@
 using namespace warpsmith;
 using warpsmith::test::workload_data_dir;
 
-namespace {
+namespace
+{
 
 // A small valid workload as JSON text, with inline sources so it needs no files.
 const char* const inline_workload = R"j({

@@ -2,7 +2,8 @@
 
 #include "tests/support/test_paths.hpp"
 
-namespace warpsmith::test {
+namespace warpsmith::test
+{
 
 std::filesystem::path workload_data_dir()
 {

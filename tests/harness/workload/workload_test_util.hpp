@@ -6,7 +6,8 @@
 #include <string>
 #include <string_view>
 
-namespace warpsmith::test {
+namespace warpsmith::test
+{
 
 /// tests/harness/workload/data in the source tree.
 std::filesystem::path workload_data_dir();
