@@ -33,13 +33,18 @@ CUdeviceptr check_area::compare(int slot, std::size_t b) const
     return device_.ptr() + word(slot, 3 * buffers_ + compare_counter_words * b) * sizeof(std::uint64_t);
 }
 
+void check_area::require_slots(int first, int count) const
+{
+    if (first < 0 || first + count > slots_)
+        throw std::logic_error("check_area: no slots " + std::to_string(first) + " to " +
+                               std::to_string(first + count - 1));
+}
+
 void check_area::clear(int first, int count, CUstream s) const
 {
     if (count <= 0)
         return;
-    if (first < 0 || first + count > slots_)
-        throw std::logic_error("check_area: no slots " + std::to_string(first) + " to " +
-                               std::to_string(first + count - 1));
+    require_slots(first, count);
     WARPSMITH_CU(cuMemsetD32Async,
                  device_.ptr() + word(first, 0) * sizeof(std::uint64_t),
                  0u,
@@ -51,9 +56,7 @@ void check_area::fetch(int first, int count, CUstream s) const
 {
     if (count <= 0)
         return;
-    if (first < 0 || first + count > slots_)
-        throw std::logic_error("check_area: no slots " + std::to_string(first) + " to " +
-                               std::to_string(first + count - 1));
+    require_slots(first, count);
     const std::size_t offset = word(first, 0) * sizeof(std::uint64_t);
     WARPSMITH_CU(cuMemcpyDtoHAsync,
                  static_cast<char*>(host_.data()) + offset,

@@ -55,6 +55,8 @@ public:
     std::size_t device_bytes() const { return device_.size() + index_.size(); }
 
 private:
+    /// Throws std::logic_error unless [first, first + count) are slots of this area.
+    void require_slots(int first, int count) const;
     std::size_t word(int slot, std::size_t w) const
     {
         return static_cast<std::size_t>(slot) * slot_words_ + w;

@@ -202,21 +202,25 @@ CUresult timer::queue_launch(case_data& c,
     // what it finds or skips changes no figure, and the first measured launch after it gets all
     // of it.
     if (measured)
-    {
-        store_.refresh_outputs(c, s);
-        if (work.reset)
-            work.reset(s);
-        if (mode == timing_mode::cold)
-            scrubber_.scrub(s);
-        else
-            scrubber_.scrub_shared(s);
-    }
+        prepare_measured_launch(c, work, mode);
     if (event_pair)
         events_.start(*event_pair).record(s);
     CUresult rc = work.launch(s);
     if (rc == CUDA_SUCCESS && event_pair)
         events_.stop(*event_pair).record(s);
     return rc;
+}
+
+void timer::prepare_measured_launch(case_data& c, const timed_work& work, timing_mode mode)
+{
+    const CUstream s = device_.stream();
+    store_.refresh_outputs(c, s);
+    if (work.reset)
+        work.reset(s);
+    if (mode == timing_mode::cold)
+        scrubber_.scrub(s);
+    else
+        scrubber_.scrub_shared(s);
 }
 
 case_timing timer::time_case(
@@ -420,13 +424,7 @@ double timer::wall_check(case_data& c, const timed_work& work, timing_mode mode)
     std::vector<double> walls;
     for (int r = 0; r < k_wall_launches; ++r)
     {
-        store_.refresh_outputs(c, s);
-        if (work.reset)
-            work.reset(s);
-        if (mode == timing_mode::cold)
-            scrubber_.scrub(s);
-        else
-            scrubber_.scrub_shared(s);
+        prepare_measured_launch(c, work, mode);
         wait_for_stream(s, timeout, where);
         const auto t0 = std::chrono::steady_clock::now();
         CUresult rc = work.launch(s);

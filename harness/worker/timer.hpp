@@ -202,6 +202,10 @@ public:
     timed_work candidate_work(case_data& c, loaded_kernel& k, const launch_dims& d);
 
 private:
+    /// What every measured and wall-clock launch gets first (queue_launch says why, in this order):
+    /// fresh outputs, the work's reset, the SM scrub (with the L2 scrub in cold mode).
+    void prepare_measured_launch(case_data& c, const timed_work& work, timing_mode mode);
+
     gpu_device& device_;
     const helper_kernels& helpers_;
     case_store& store_;
