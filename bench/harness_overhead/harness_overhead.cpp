@@ -4,6 +4,7 @@
 // beyond it, the ratio, and where the time goes (compile-cache hit, module load, validation,
 // timing, L2 scrubs). Performance figures live here, never in tests (SPEC §9).
 
+#include "harness/core/defaults.hpp"
 #include "harness/core/error.hpp"
 #include "harness/worker/worker_pipe.hpp"
 
@@ -35,6 +36,7 @@ Usage: harness_overhead [options]
   --iterations I     timed launches per candidate (default 100)
   --warmup W         warm-up launches (default 10)
   --mode cold|hot    timing mode (default cold: L2 scrub before each timed launch)
+  --target-noise X   adaptive stop target (default 0.005, the worker's; 0: every launch)
   --elements E       elements of the performance case (default 1048576)
   --device K         GPU (default 0)
   --source           send kernel source (worker compiles; cache hit) instead of a cubin
@@ -51,6 +53,7 @@ struct options
     int iterations = 100;
     int warmup = 10;
     std::string mode = "cold";
+    double target_noise = warpsmith::default_target_rel_noise;
     long long elements = 1 << 20;
     int device = 0;
     bool source = false;
@@ -105,6 +108,12 @@ options parse(int argc, char** argv)
             o.iterations = std::max(1, to_int(a, value()));
         else if (a == "--warmup")
             o.warmup = to_int(a, value());
+        else if (a == "--target-noise")
+        {
+            o.target_noise = std::stod(value());
+            if (!(o.target_noise >= 0))
+                throw warpsmith::user_error("--target-noise must be >= 0");
+        }
         else if (a == "--mode")
         {
             o.mode = value();
@@ -181,6 +190,8 @@ struct summary
         std::sort(v.begin(), v.end());
         return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
     }
+    double min() const { return values.empty() ? 0 : *std::min_element(values.begin(), values.end()); }
+    double max() const { return values.empty() ? 0 : *std::max_element(values.begin(), values.end()); }
 };
 
 double number(const json::value& v)
@@ -204,7 +215,10 @@ int main(int argc, char** argv)
     }
     const std::vector<std::string> argv_worker{
         o.worker, "--device", std::to_string(o.device), "--log-level", "warn"};
-    const json::object timing{{"warmup", o.warmup}, {"iterations", o.iterations}, {"mode", o.mode}};
+    const json::object timing{{"warmup", o.warmup},
+                              {"iterations", o.iterations},
+                              {"mode", o.mode},
+                              {"target_rel_noise", o.target_noise}};
     const json::object wl = workload(o.elements);
 
     try
@@ -241,6 +255,9 @@ int main(int argc, char** argv)
         must(w.request(evaluate, 300s), "warm-up evaluate");  // first use allocates pools, fills caches
 
         summary round_trip, eval, kernel, compile, load, validate, time_phase, scrub, seal;
+        // The performance case's timing: launches measured, achieved noise, median; how it stopped.
+        summary launches, noise, median;
+        std::map<std::string, int> stops;
         for (int i = 0; i < o.n; ++i)
         {
             const auto t0 = clock_type::now();
@@ -260,6 +277,15 @@ int main(int argc, char** argv)
             scrub.add(number(p.at("l2_scrub_ms")));
             if (const json::value* v = p.if_contains("seal_ms"))
                 seal.add(number(*v));
+            for (const json::value& c : result.at("cases").as_array())
+                if (const json::value* t = c.as_object().if_contains("timing"); t && t->is_object())
+                {
+                    const json::object& to = t->as_object();
+                    launches.add(number(to.at("samples")));
+                    noise.add(number(to.at("rel_noise")));
+                    median.add(number(to.at("median_us")));
+                    ++stops[std::string(to.at("stopped").as_string())];
+                }
         }
         must(w.request({{"op", "shutdown"}}, 30s), "shutdown");
         w.wait_exit(30s);
@@ -311,6 +337,27 @@ int main(int argc, char** argv)
                     overhead,
                     overhead < 5.0 ? "met" : "missed");
         std::printf("  overhead without scrubs %8.3f\n", overhead - scrub.mean());
+        std::printf("\nperformance case (target noise %g)  mean  median  min  max\n", o.target_noise);
+        std::printf("  measured launches       %8.1f  %8.1f  %8.1f  %8.1f\n",
+                    launches.mean(),
+                    launches.median(),
+                    launches.min(),
+                    launches.max());
+        std::printf("  achieved noise (%%)      %8.3f  %8.3f  %8.3f  %8.3f\n",
+                    100 * noise.mean(),
+                    100 * noise.median(),
+                    100 * noise.min(),
+                    100 * noise.max());
+        std::printf("  median (us)             %8.3f  %8.3f  %8.3f  %8.3f   spread (max-min)/mean %.2f%%\n",
+                    median.mean(),
+                    median.median(),
+                    median.min(),
+                    median.max(),
+                    100 * (median.max() - median.min()) / median.mean());
+        std::printf("  stopped:");
+        for (const auto& [why, count] : stops)
+            std::printf(" %s %d", why.c_str(), count);
+        std::printf("\n");
         if (o.fresh > 0)
         {
             std::printf("\nfresh worker per candidate mean ms  median ms\n");

@@ -8,6 +8,7 @@
 #include "engine/cli/eval_session.hpp"
 #include "engine/cli/kernel_entry.hpp"
 #include "engine/cli/replay_request.hpp"
+#include "engine/cli/timing_args.hpp"
 #include "engine/executors/sanitizer.hpp"
 #include "engine/executors/worker_process.hpp"
 #include "engine/run/run_directory.hpp"
@@ -45,10 +46,7 @@ struct eval_args
     std::vector<std::string> options;
     int device = 0;
     std::string arch;
-    std::string timing_mode = "cold";
-    int warmup = 10;
-    int iterations = 100;
-    double target_noise = 0;
+    timing_args timing;
     std::string out;
     bool json = false;
     int launch_timeout_ms = default_launch_timeout_ms;
@@ -155,10 +153,7 @@ eval_plan make_plan(const eval_args& a)
     p.name = fs::path(a.kernel).stem().string();
     if (p.name.empty() || p.name == "reference" || p.name == "initial")
         p.name = "candidate";
-    p.timing.mode = a.timing_mode;
-    p.timing.warmup = a.warmup;
-    p.timing.iterations = a.iterations;
-    p.timing.target_rel_noise = a.target_noise;
+    p.timing = a.timing.options();
     p.hidden_seed = a.hidden_seed ? *a.hidden_seed : random_hidden_seed();
     p.session.device = a.device;
     p.session.launch = a.worker.launch();
@@ -389,16 +384,7 @@ void add_eval_command(CLI::App& app)
         "--option", args->options, "Allow-listed NVRTC option (repeatable; --option=--use_fast_math)");
     cmd->add_option("--device", args->device, "CUDA device index (default 0)")->check(CLI::NonNegativeNumber);
     cmd->add_option("--arch", args->arch, "Compile for this architecture (default: the device's)");
-    cmd->add_option("--timing", args->timing_mode, "cold (L2 scrubbed before each launch, default) or hot")
-        ->check(CLI::IsMember({"cold", "hot"}));
-    cmd->add_option("--warmup", args->warmup, "Warm-up launches per case (default 10)")
-        ->check(CLI::Range(0, 100000));
-    cmd->add_option("--iterations", args->iterations, "Timed launches per case (default 100)")
-        ->check(CLI::Range(1, 1000000));
-    cmd->add_option("--target-noise",
-                    args->target_noise,
-                    "Stop timing early once the median's relative 95% CI half-width is below this (0: off)")
-        ->check(CLI::Range(0.0, 1.0));
+    args->timing.add_to(*cmd);
     cmd->add_option("--out", args->out, "Output directory (default: results/eval-NNN, the next free number)");
     cmd->add_flag("--json", args->json, "Print result.json instead of the table");
     cmd->add_option("--launch-timeout-ms",

@@ -124,6 +124,9 @@ eval_report make_eval_report(const std::string& name,
             row.median_us = number_at(t, "median_us");
             row.p10_us = number_at(t, "p10_us");
             row.p90_us = number_at(t, "p90_us");
+            row.samples = number_at(t, "samples");
+            row.stopped = string_at(t, "stopped");
+            row.rel_noise = number_at(t, "rel_noise");
             if (row.median_us && *row.median_us > 0)
             {
                 if (auto it = ref.find(row.name); it != ref.end())
@@ -181,6 +184,7 @@ std::string render_eval_report(const eval_report& r)
            pad("p10 us", 12, true) + pad("p90 us", 12, true) + pad("vs ref", 9, true);
     if (r.has_initial)
         out += pad("vs init", 9, true);
+    out += pad("launches", 10, true) + pad("noise", 8, true) + "  stopped";
     out += "\n";
     for (const auto& row : r.rows)
     {
@@ -189,6 +193,11 @@ std::string render_eval_report(const eval_report& r)
                pad(opt(row.p90_us, "%.3f"), 12, true) + pad(opt(row.vs_reference, "%.2fx"), 9, true);
         if (r.has_initial)
             out += pad(opt(row.vs_initial, "%.2fx"), 9, true);
+        out += pad(opt(row.samples, "%.0f"), 10, true) +
+               pad(row.rel_noise ? fmt("%.2f%%", 100 * *row.rel_noise) : "-", 8, true) + "  " +
+               (row.stopped.empty()        ? "-"
+                : row.stopped == "ceiling" ? "ceiling (never quiet)"
+                                           : row.stopped);
         out += "\n";
     }
     if (r.status == "valid")

@@ -24,6 +24,12 @@ struct case_row
     std::optional<double> median_us, p10_us, p90_us;
     std::optional<double> vs_reference;  ///< reference median / candidate median.
     std::optional<double> vs_initial;
+    /// Measured launches and why they stopped ("quiet", "ceiling", "dominated", "fixed"; empty
+    /// for results from before adaptive timing), and the achieved noise (the median's 95%
+    /// interval half-width over the median).
+    std::optional<double> samples;
+    std::string stopped;
+    std::optional<double> rel_noise;
 };
 
 struct eval_report

@@ -393,6 +393,7 @@ void check_flags(const optimize_args& a)
                               "--timing",
                               "--warmup",
                               "--iterations",
+                              "--target-noise",
                               "--seed",
                               "--hidden-seed",
                               "--max-repairs",

@@ -69,15 +69,7 @@ void search_session_args::add_evaluation_flags(CLI::App& c,
                in_process_compile,
                "Compile with NVRTC in this process instead of compile workers (small machines)")
         ->group(group);
-    c.add_option("--timing", timing, "cold (L2 scrubbed before each launch, default) or hot")
-        ->check(CLI::IsMember({"cold", "hot"}))
-        ->group(group);
-    c.add_option("--warmup", warmup, "Warm-up launches per case (default 10)")
-        ->check(non_negative)
-        ->group(group);
-    c.add_option("--iterations", iterations, "Measured launches per case (default 100)")
-        ->check(positive)
-        ->group(group);
+    timing.add_to(c, group);
     c.add_option(
          "--launch-timeout-ms",
          launch_timeout_ms,
@@ -222,9 +214,7 @@ void start_search(search_options& s, const search_session_args& a)
     s.async = a.given("--async");
     s.grace_seconds = a.grace_seconds;
     s.confirm_top = a.confirm_top;
-    s.timing.mode = a.timing;
-    s.timing.warmup = a.warmup;
-    s.timing.iterations = a.iterations;
+    s.timing = a.timing.options();
     s.hidden_seed = a.hidden_seed();
 }
 

@@ -15,6 +15,7 @@
 //    summary, summary.json and report.html are written and the summary or final table is printed.
 
 #include "engine/cli/cli_app.hpp"
+#include "engine/cli/timing_args.hpp"
 #include "engine/run/run_directory.hpp"
 #include "engine/run/run_replay.hpp"
 #include "engine/search/executor_backend.hpp"
@@ -56,9 +57,7 @@ struct search_session_args
     worker_options worker;
     int compile_workers = 0;
     bool in_process_compile = false;
-    std::string timing = "cold";
-    int warmup = 10;
-    int iterations = 100;
+    timing_args timing;
     int launch_timeout_ms = default_launch_timeout_ms;
     int confirm_top = 3;
     bool no_measure = false;

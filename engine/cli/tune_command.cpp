@@ -206,6 +206,7 @@ void check_flags(const tune_args& a)
                               "--timing",
                               "--warmup",
                               "--iterations",
+                              "--target-noise",
                               "--option",
                               "--no-compile-prune",
                               "--population",
@@ -487,11 +488,9 @@ int run_offline(const tune_args& a)
     const auto device = autotune::evaluation_cache::device_of(files[0]);
     if (!device)
         throw user_error("--offline: " + files[0].string() + " holds no entries");
-    timing_options timing;
-    timing.mode = a.timing;
-    timing.warmup = a.warmup;
-    timing.iterations = a.iterations;
-    autotune::evaluation_cache cache(w, *device, timing.to_json(), dir);
+    // The cache key holds the timing options: an offline replay must name those the cache was
+    // measured with (the committed H200 cache: --target-noise 0, scripts/demo).
+    autotune::evaluation_cache cache(w, *device, a.timing.options().to_json(), dir);
     if (cache.file() != files[0])
         throw user_error("--offline: " + files[0].string() +
                          " was written for another version of this workload");

@@ -26,6 +26,13 @@ json::object timing_options::to_json() const
     o["iterations"] = iterations;
     o["mode"] = mode;
     o["target_rel_noise"] = target_rel_noise;
+    if (!dominated_above_us.empty())
+    {
+        json::object d;
+        for (const auto& [name, us] : dominated_above_us)
+            d[name] = us;
+        o["dominated_above_us"] = std::move(d);
+    }
     return o;
 }
 

@@ -20,6 +20,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,12 +29,17 @@
 namespace warpsmith
 {
 
+/// The evaluate request's "timing" (docs/worker-protocol.md).
 struct timing_options
 {
-    int warmup = 10;
-    int iterations = 100;
-    std::string mode = "cold";    ///< "cold" (L2 scrubbed) or "hot".
-    double target_rel_noise = 0;  ///< > 0: adaptive stop.
+    int warmup = default_warmup_launches;
+    int iterations = default_timed_launches;  ///< The ceiling when adaptive.
+    std::string mode = "cold";                ///< "cold" (L2 scrubbed) or "hot".
+    /// > 0: adaptive stop once the median's 95% interval is this narrow; 0: every launch.
+    double target_rel_noise = default_target_rel_noise;
+    /// Per performance case: the worker stops timing it after a segment whose median is above
+    /// (the best candidate's median x dominated_factor). Empty: no such stop.
+    std::map<std::string, double> dominated_above_us;
 
     boost::json::object to_json() const;
 };

@@ -711,6 +711,7 @@ struct search_engine::impl : strategy_services
         er.cubin = std::move(cubin);
         er.local_memory = records_[idx].ec.compile.local_memory;
         er.timing = opts_.timing;
+        er.timing.dominated_above_us = dominated_thresholds();
         const auto t_gpu = clock_.now();
         gpu_evaluation ev;
         try
@@ -1105,6 +1106,19 @@ struct search_engine::impl : strategy_services
                       { run_.write_evaluated(rec, work_, timing, opts_.hidden_seed); },
                       rec.id());
         recompute_best();
+    }
+
+    /// With adaptive timing, per performance case: dominated_factor x the best candidate's median
+    /// (the worker stops timing a case after a segment above it, timer.hpp). Empty otherwise.
+    std::map<std::string, double> dominated_thresholds() const
+    {
+        std::map<std::string, double> out;
+        if (opts_.timing.target_rel_noise <= 0 || !best_)
+            return out;
+        for (const auto& [name, us] : records_[*best_].ec.case_median_us)
+            if (us > 0)
+                out[name] = dominated_factor * us;
+        return out;
     }
 
     void recompute_best()

@@ -42,8 +42,25 @@ clock_source::duration marker_ms(std::string_view source, std::string_view key, 
         std::chrono::duration<double, std::milli>(marker_number(source, key, 0)));
 }
 
-json::object timing_for(double median, const timing_options& t)
+json::object timing_for(double median, const timing_options& t, const std::string& case_name = "")
 {
+    // How the worker's adaptive timing would stop (harness/worker/timer.hpp): a case above its
+    // dominance threshold, or any case under a noise target (the simulated noise is 0.5% of the
+    // target), after the first segment; fixed timing measures every launch.
+    std::string stopped = "fixed";
+    int samples = t.iterations;
+    const auto dominated = t.dominated_above_us.find(case_name);
+    if (dominated != t.dominated_above_us.end() && median > dominated->second &&
+        t.iterations > timing_segment_launches)
+    {
+        stopped = "dominated";
+        samples = timing_segment_launches + 1;
+    }
+    else if (t.target_rel_noise > 0)
+    {
+        stopped = t.iterations > timing_segment_launches ? "quiet" : "ceiling";
+        samples = std::min(t.iterations, timing_segment_launches + 1);
+    }
     return json::object{{"median_us", median},
                         {"mean_us", median * 1.002},
                         {"min_us", median * 0.98},
@@ -52,9 +69,12 @@ json::object timing_for(double median, const timing_options& t)
                         {"p90_us", median * 1.02},
                         {"stddev_us", median * 0.01},
                         {"rel_iqr", 0.01},
-                        {"samples", t.iterations},
+                        {"samples", samples},
                         {"warmup", t.warmup},
                         {"mode", t.mode},
+                        {"stopped", stopped},
+                        {"target_rel_noise", t.target_rel_noise},
+                        {"rel_noise", t.target_rel_noise * 0.005},
                         {"wall_us_per_launch", median * 1.03},
                         {"suspect", false},
                         {"timed_output_valid", true}};
@@ -190,7 +210,9 @@ asio::awaitable<compile_output> simulated_backend::compile(compile_request reque
     co_return out;
 }
 
-json::object simulated_backend::result_for(const std::string& source, std::string& restart_reason) const
+json::object simulated_backend::result_for(const std::string& source,
+                                           const timing_options& t,
+                                           std::string& restart_reason) const
 {
     json::object result;
     json::array cases;
@@ -208,7 +230,6 @@ json::object simulated_backend::result_for(const std::string& source, std::strin
 
     const double median = marker_number(source, "median_us", 100);
     std::vector<double> medians;
-    timing_options t;
     for (const auto& c : work_->cases)
     {
         const bool perf = c.role == case_role::performance;
@@ -217,7 +238,7 @@ json::object simulated_backend::result_for(const std::string& source, std::strin
                         {"validation", json::object{{"passed", failure_kind.empty()}}}};
         if (perf && failure_kind.empty())
         {
-            co["timing"] = timing_for(median, t);
+            co["timing"] = timing_for(median, t, c.name);
             medians.push_back(median);
         }
         else
@@ -271,7 +292,7 @@ asio::awaitable<gpu_evaluation> simulated_backend::evaluate(int gpu, evaluate_re
     out.busy_ms = std::chrono::duration<double, std::milli>(latency).count();
     gpu_state_[gpu].busy_seconds += out.busy_ms / 1000;
     ++evaluations_;
-    out.result = result_for(source, out.restart_reason);
+    out.result = result_for(source, request.timing, out.restart_reason);
     out.result.as_object()["eval_ms"] = out.busy_ms;
     out.worker_restarted = !out.restart_reason.empty();
     if (out.worker_restarted)
@@ -391,6 +412,7 @@ asio::awaitable<json::object> simulated_backend::time_interleaved(
     json::object invalid;
     timing_options t;
     t.iterations = rounds;
+    t.target_rel_noise = 0;  // interleaved rounds are a fixed count
     for (const auto& [key, req] : entries)
     {
         const auto source = source_of(req);

@@ -95,7 +95,11 @@ public:
 
 private:
     void record(std::string kind, std::string name, int resource);
-    boost::json::object result_for(const std::string& source, std::string& restart_reason) const;
+    /// The result the worker would give: medians from the source's markers, the timing's stop
+    /// (adaptive, dominated, fixed) from the request's timing options.
+    boost::json::object result_for(const std::string& source,
+                                   const timing_options& t,
+                                   std::string& restart_reason) const;
 
     clock_source& clock_;
     simulated_backend_options opts_;

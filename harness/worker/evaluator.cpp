@@ -107,6 +107,14 @@ timing_options parse_timing(const json::object* timing, const std::string& where
     }
     if (auto v = r.optional_number("target_rel_noise", 0.0))
         o.target_rel_noise = *v;
+    if (const json::object* d = r.optional_object("dominated_above_us"))
+        for (const auto& [name, value] : *d)
+        {
+            if (!value.is_number() || !(value.to_number<double>() > 0))
+                bad_request(where + ": 'timing.dominated_above_us." + std::string(name) +
+                            "' must be a number > 0");
+            o.dominated_above_us[std::string(name)] = value.to_number<double>();
+        }
     return o;
 }
 

@@ -43,6 +43,22 @@ std::string_view to_string(timing_mode m)
     return m == timing_mode::cold ? "cold" : "hot";
 }
 
+std::string_view to_string(timing_stop s)
+{
+    switch (s)
+    {
+        case timing_stop::fixed:
+            return "fixed";
+        case timing_stop::quiet:
+            return "quiet";
+        case timing_stop::ceiling:
+            return "ceiling";
+        case timing_stop::dominated:
+            return "dominated";
+    }
+    return "fixed";
+}
+
 // ---- event_pool, l2_scrubber --------------------------------------------------------------------
 
 void event_pool::reserve(std::size_t n)
@@ -115,6 +131,9 @@ json::object case_timing::to_json() const
     if (wall_us_first > 0)
         o["wall_us_first"] = json_number(wall_us_first);
     o["checked_launches"] = checked_launches;
+    o["stopped"] = to_string(stopped);
+    o["target_rel_noise"] = json_number(target_rel_noise);
+    o["rel_noise"] = json_number(rel_noise);
     o["suspect"] = suspect;
     o["timed_output_valid"] = timed_output_valid;
     return o;
@@ -149,8 +168,74 @@ std::vector<std::size_t> checked_positions(std::size_t n,
     return positions;
 }
 
+std::vector<std::size_t> segmented_checked_positions(std::size_t n, std::size_t segment, std::mt19937_64& rng)
+{
+    constexpr std::size_t first_count = 8;
+    constexpr std::size_t later_total = 8;
+    constexpr std::size_t later_most = 2;
+    std::vector<std::size_t> positions;
+    if (n == 0)
+        return positions;
+    segment = std::max<std::size_t>(segment, 1);
+    const std::size_t segments = (n + segment - 1) / segment;
+    // How many checks each later segment gets: as even as the budget allows, at most 2, the
+    // remainder on segments drawn with rng.
+    std::vector<std::size_t> counts(segments, 0);
+    counts[0] = first_count;
+    if (segments > 1)
+    {
+        const std::size_t later = segments - 1;
+        const std::size_t each = std::min(later_most, later_total / later);
+        std::size_t left = std::min(later_total, later * later_most) - each * later;
+        std::vector<std::size_t> order(later);
+        for (std::size_t k = 0; k < later; ++k)
+        {
+            counts[k + 1] = each;
+            order[k] = k + 1;
+        }
+        std::shuffle(order.begin(), order.end(), rng);
+        for (std::size_t k = 0; k < later && left > 0; ++k, --left)
+            ++counts[order[k]];
+    }
+    for (std::size_t k = 0; k < segments; ++k)
+    {
+        const std::size_t begin = k * segment;
+        const std::size_t end = std::min(n - 1, begin + segment);  // never n - 1 itself
+        if (end <= begin)
+            continue;
+        std::vector<std::size_t> pool(end - begin);
+        for (std::size_t i = 0; i < pool.size(); ++i)
+            pool[i] = begin + i;
+        const std::size_t count = std::min(counts[k], pool.size());
+        for (std::size_t i = 0; i < count; ++i)  // Partial Fisher-Yates.
+            std::swap(pool[i], pool[std::uniform_int_distribution<std::size_t>(i, pool.size() - 1)(rng)]);
+        positions.insert(positions.end(), pool.begin(), pool.begin() + static_cast<std::ptrdiff_t>(count));
+    }
+    positions.push_back(n - 1);
+    std::sort(positions.begin(), positions.end());
+    return positions;
+}
+
 namespace
 {
+
+/// Half the median's 95% confidence interval over the median (0 without samples or a median of 0).
+double relative_noise(const std::vector<double>& samples)
+{
+    if (samples.empty())
+        return 0;
+    const median_interval ci = median_confidence_interval(samples, 0.95);
+    std::vector<double> sorted = samples;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = percentile_sorted(sorted, 0.5);
+    return median > 0 ? (ci.upper - ci.lower) / 2 / median : 0;
+}
+
+double median_of_samples(std::vector<double> samples)
+{
+    std::sort(samples.begin(), samples.end());
+    return percentile_sorted(samples, 0.5);
+}
 
 /// Seeds the checked-launch choice: the hidden seed (never shown to a model) and a sequence number
 /// per time_case call in this worker, so no two timings check the same positions.
@@ -288,11 +373,23 @@ case_timing timer::time_case(case_data& c,
     }
     wait_for_stream(s, timeout, where + ", warm-up");
 
-    // The checked launches are drawn from the launches certain to happen: with adaptive stopping,
-    // the first 20 (noise_below never stops before 20 samples); the launch where it stops is
-    // checked as the last.
-    const std::size_t horizon = options.target_rel_noise > 0 ? std::min<std::size_t>(n, 20) : n;
-    std::vector<std::size_t> positions = checked_positions(n, horizon, sampled_checks(n), rng_);
+    // Adaptive: segments of timing_segment_launches, a decision after each (timer.hpp); the
+    // checked launches are spread over the segments so that every segment a case may end after
+    // has its own.
+    const std::optional<double> dominated_above = [&]() -> std::optional<double>
+    {
+        auto it = options.dominated_above_us.find(c.name());
+        if (it != options.dominated_above_us.end() && it->second > 0)
+            return it->second;
+        return std::nullopt;
+    }();
+    const bool adaptive = options.target_rel_noise > 0;
+    const bool may_stop_early = adaptive || dominated_above.has_value();
+    const auto segment = static_cast<std::size_t>(timing_segment_launches);
+    t.target_rel_noise = adaptive ? options.target_rel_noise : 0.0;
+    t.stopped = adaptive ? timing_stop::ceiling : timing_stop::fixed;
+    std::vector<std::size_t> positions = may_stop_early ? segmented_checked_positions(n, segment, rng_)
+                                                        : checked_positions(n, n, sampled_checks(n), rng_);
     positions.pop_back();  // n - 1: the last launch is handled below (it may come earlier).
 
     check_area& ck = store_.checks();
@@ -317,7 +414,12 @@ case_timing timer::time_case(case_data& c,
     while (!done)
     {
         const std::size_t chunk_start = i;
-        while (!done && i - chunk_start < static_cast<std::size_t>(chunk))
+        // A chunk ends at the launch timeout's share and, when the case may stop early, at the
+        // end of the segment (the decision needs the segment's samples).
+        std::size_t limit = static_cast<std::size_t>(chunk);
+        if (may_stop_early && !stop)
+            limit = std::min(limit, (i / segment + 1) * segment - i);
+        while (!done && i - chunk_start < limit)
         {
             const bool last = i + 1 == n || stop;
             const bool sampled = next_position < positions.size() && positions[next_position] == i;
@@ -344,8 +446,19 @@ case_timing timer::time_case(case_data& c,
         wait_for_stream(s, timeout, where);
         for (std::size_t j = chunk_start; j < i; ++j)
             samples.push_back(events_.elapsed_us(j));
-        if (!done && options.target_rel_noise > 0 && noise_below(samples, options.target_rel_noise))
-            stop = true;
+        if (!done && may_stop_early && i % segment == 0)
+        {
+            if (dominated_above && median_of_samples(samples) > *dominated_above)
+            {
+                stop = true;
+                t.stopped = timing_stop::dominated;
+            }
+            else if (adaptive && noise_below(samples, options.target_rel_noise))
+            {
+                stop = true;
+                t.stopped = timing_stop::quiet;
+            }
+        }
     }
 
     ck.fetch(first_timed_slot, static_cast<int>(pending.size()), s);
@@ -372,6 +485,9 @@ case_timing timer::time_case(case_data& c,
     }
 
     t.stats = timing_stats::from_samples(samples);
+    t.rel_noise = relative_noise(samples);
+    if (t.stopped == timing_stop::ceiling && t.rel_noise < options.target_rel_noise)
+        t.stopped = timing_stop::quiet;  // quiet only at the ceiling (or n below one segment)
     for (double us : samples)
         t.gpu_ms += us / 1000.0;
     t.untimed_launches = options.warmup;

@@ -10,9 +10,22 @@
 // validation, and each chunk is waited on under the watchdog; a kernel that starts hanging only when timed is
 // still caught.
 //
-// Checked launches: the last measured launch and at least 8 others (8% of the launches, at most
-// 16), at positions drawn from a generator seeded by the hidden seed and a per-worker sequence
-// number, are re-validated on the GPU against the reference (timed_output_mismatch otherwise).
+// Adaptive stopping (the default; docs/worker-protocol.md "timing"): measured launches come in
+// segments of 20 (timing_segment_launches). After each segment the samples so far decide: the
+// median's 95% confidence interval narrower than target_rel_noise (half-width over the median)
+// stops the case ("quiet"); a median above the case's dominated_above_us (1.5x the best
+// candidate's, sent by the engine) stops it ("dominated"); otherwise the next segment follows, up
+// to `iterations` ("ceiling": the kernel never got quiet, and says so). A stop queues one more
+// measured launch, the last, which is checked. target_rel_noise 0 measures every launch up to
+// `iterations` ("fixed").
+//
+// Checked launches: the last measured launch and at least 8 others, at positions drawn from a
+// generator seeded by the hidden seed and a per-worker sequence number, are re-validated on the
+// GPU against the reference (timed_output_mismatch otherwise). With a fixed count: 8% of the
+// launches, at least 8, at most 16, anywhere before the last. Adaptive: 8 in the first segment
+// and up to 2 in each later one (at most 16 in all), so the launches a case may end after are
+// checked as densely as those it always makes: a kernel that counts launches and skips work only
+// after the first segment meets a check in every segment it skips in.
 // Before each of them the inputs are restored and the guards rewritten; outputs are poisoned before
 // every launch anyway, so a kernel that counts its launches, looks at its outputs, or detects timing
 // by any other means cannot tell which launches are checked (docs/hardening.md). Each check has its
@@ -30,6 +43,7 @@
 // fails: contention from another process on the GPU (a wall time that is off once) must not
 // invalidate an honest kernel. Both measurements are reported.
 
+#include "harness/core/defaults.hpp"
 #include "harness/cuda/handles.hpp"
 #include "harness/timing/timing_stats.hpp"
 #include "harness/worker/case_store.hpp"
@@ -40,6 +54,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -59,11 +74,25 @@ std::string_view to_string(timing_mode m);
 
 struct timing_options
 {
-    int warmup = 10;
-    int iterations = 100;
+    int warmup = default_warmup_launches;
+    int iterations = default_timed_launches;  ///< The most measured launches per case.
     timing_mode mode = timing_mode::cold;
-    double target_rel_noise = 0;  ///< > 0: stop once timing::noise_below says so (>= 20 samples).
+    /// > 0: stop after a segment once timing::noise_below says so; 0: every launch.
+    double target_rel_noise = default_target_rel_noise;
+    /// Per case: stop after a segment whose median exceeds this (the engine's best x 1.5).
+    std::map<std::string, double> dominated_above_us;
 };
+
+/// Why a case's measured launches stopped where they did.
+enum class timing_stop
+{
+    fixed,      ///< target_rel_noise 0: every launch up to iterations.
+    quiet,      ///< The median's confidence interval reached the target.
+    ceiling,    ///< iterations reached without the target: a noisy kernel, flagged.
+    dominated,  ///< Clearly slower than the best candidate on this case.
+};
+
+std::string_view to_string(timing_stop s);
 
 /// Event pairs reused across evaluations (creating events costs more than recording them).
 class event_pool
@@ -121,6 +150,10 @@ struct case_timing
     double wall_us_first = 0;  ///< The first cross-check when it failed and was re-measured.
     bool suspect = false;
     int checked_launches = 0;  ///< Measured launches whose outputs were re-validated.
+    timing_stop stopped = timing_stop::fixed;
+    double target_rel_noise = 0;  ///< The target it was timed with (0: fixed).
+    /// Achieved noise: half the median's 95% confidence interval over the median.
+    double rel_noise = 0;
     bool timed_output_valid = true;
     std::vector<run_report> timed_runs;  ///< The re-validated timed launches.
     std::optional<failure> fail;         ///< timed_output_mismatch, timing_inconsistent, launch_failed.
@@ -161,6 +194,14 @@ std::vector<std::size_t> checked_positions(std::size_t n,
 /// How many launches besides the last are checked for n measured launches: 8% of n, at least 8,
 /// at most 16.
 std::size_t sampled_checks(std::size_t n);
+
+/// The checked positions of an adaptive timing with at most n launches in segments of `segment`:
+/// 8 in the first segment, the other 8 spread over the later segments (at most 2 each, which
+/// segments get the remainder drawn with rng), each position drawn within its segment, never n - 1;
+/// plus n - 1. Sorted.
+std::vector<std::size_t> segmented_checked_positions(std::size_t n,
+                                                     std::size_t segment,
+                                                     std::mt19937_64& rng);
 
 class timer
 {

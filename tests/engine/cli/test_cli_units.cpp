@@ -68,12 +68,16 @@ json::value result_with(std::vector<std::pair<std::string, double>> perf, bool v
                                     {"validation", json::object{{"passed", valid}}},
                                     {"timing", nullptr}});
     for (auto& [name, median] : perf)
-        cases.emplace_back(json::object{
-            {"name", name},
-            {"role", "performance"},
-            {"validation", json::object{{"passed", true}}},
-            {"timing",
-             json::object{{"median_us", median}, {"p10_us", median * 0.9}, {"p90_us", median * 1.1}}}});
+        cases.emplace_back(json::object{{"name", name},
+                                        {"role", "performance"},
+                                        {"validation", json::object{{"passed", true}}},
+                                        {"timing",
+                                         json::object{{"median_us", median},
+                                                      {"p10_us", median * 0.9},
+                                                      {"p90_us", median * 1.1},
+                                                      {"samples", median > 30 ? 100 : 21},
+                                                      {"stopped", median > 30 ? "ceiling" : "quiet"},
+                                                      {"rel_noise", median > 30 ? 0.012 : 0.003}}}});
     json::object r{{"status", valid ? "valid" : "invalid"}, {"cases", std::move(cases)}};
     r["failure"] = valid ? json::value(nullptr)
                          : json::value(json::object{
@@ -103,6 +107,11 @@ BOOST_AUTO_TEST_CASE(speedups_are_per_case_ratios_and_their_geomean)
     std::string table = render_eval_report(rep);
     BOOST_TEST(table.find("4.00x") != std::string::npos);
     BOOST_TEST(table.find("c1: valid, score 20.000 us") != std::string::npos);
+    // How each case's timing stopped: 21 launches quiet at 0.30%, 100 at the ceiling at 1.20%.
+    BOOST_TEST(rep.rows[1].samples.value_or(0) == 21.0);
+    BOOST_TEST(rep.rows[1].stopped == "quiet");
+    BOOST_TEST(table.find("0.30%  quiet") != std::string::npos, table);
+    BOOST_TEST(table.find("100   1.20%  ceiling (never quiet)") != std::string::npos, table);
     auto sj = rep.speedup_json();
     BOOST_TEST(sj.at("cases").at("p1").at("vs_reference").as_double() == 4.0);
 }
@@ -274,6 +283,43 @@ BOOST_AUTO_TEST_CASE(the_search_records_it_for_resume)
     start_search(r, random.args);
     BOOST_TEST(r.hidden_seed == random.args.hidden_seed());
     BOOST_TEST(search_options::from_json(r.to_json(), "run.json").hidden_seed == r.hidden_seed);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(timing_flags_suite)
+
+// eval, optimize and tune share the timing flags (engine/cli/timing_args): adaptive by default,
+// --target-noise 0 for every launch, and the options reach the evaluate request's JSON.
+BOOST_AUTO_TEST_CASE(timing_flags_default_to_adaptive_and_reach_the_request)
+{
+    const auto parse = [](const std::string& line)
+    {
+        CLI::App app{"test"};
+        timing_args t;
+        t.add_to(app, "Timing");
+        app.parse(line, false);
+        return t.options();
+    };
+    const timing_options d = parse("");
+    BOOST_TEST(d.target_rel_noise == default_target_rel_noise);
+    BOOST_TEST(d.iterations == default_timed_launches);
+    BOOST_TEST(d.warmup == default_warmup_launches);
+    BOOST_TEST(d.mode == "cold");
+    BOOST_TEST(d.to_json().at("target_rel_noise").to_number<double>() == default_target_rel_noise);
+    BOOST_TEST(!d.to_json().contains("dominated_above_us"));
+
+    const timing_options f = parse("--target-noise 0 --iterations 300 --warmup 3 --timing hot");
+    BOOST_TEST(f.target_rel_noise == 0.0);
+    BOOST_TEST(f.iterations == 300);
+    BOOST_TEST(f.warmup == 3);
+    BOOST_TEST(f.mode == "hot");
+    BOOST_CHECK_THROW(parse("--target-noise -0.1"), CLI::ParseError);
+    BOOST_CHECK_THROW(parse("--timing lukewarm"), CLI::ParseError);
+
+    timing_options with_threshold = d;
+    with_threshold.dominated_above_us["perf"] = 12.5;
+    BOOST_TEST(with_threshold.to_json().at("dominated_above_us").at("perf").to_number<double>() == 12.5);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

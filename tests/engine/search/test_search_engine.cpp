@@ -164,6 +164,46 @@ BOOST_FIXTURE_TEST_CASE(compile_errors_never_reach_the_gpu, engine_fixture)
     BOOST_TEST(std::filesystem::exists(run->candidate_dir("c0001") / "compile.log"));
 }
 
+// Adaptive timing (the default): once a best exists, every candidate's evaluate request carries
+// per-case thresholds of 1.5x the best's medians, and a candidate above one stops after the first
+// segment, marked "dominated" (its median still that of its measured launches). With --target-noise
+// 0 nothing is sent and every launch is measured.
+BOOST_FIXTURE_TEST_CASE(clearly_slower_candidates_stop_timing_early_as_dominated, engine_fixture)
+{
+    const auto perf_timing = [&](const std::string& id)
+    {
+        const auto result = read_json_file(run->path() / "candidates" / id / "result.json");
+        for (const auto& c : result.at("result").at("cases").as_array())
+            if (!c.at("timing").is_null())
+                return c.at("timing").as_object();
+        BOOST_FAIL("no timed case in " + id);
+        return json::object{};
+    };
+    {
+        test_strategy strat(clock, work);
+        strat.sources = {
+            kernel_with({"median_us=50"}), kernel_with({"median_us=200"}), kernel_with({"median_us=60"})};
+        search_options o = barrier_opts(1, 3);
+        BOOST_TEST(o.timing.target_rel_noise == default_target_rel_noise);
+        search(strat, o);
+        BOOST_TEST(perf_timing("c0001").at("stopped").as_string() == "quiet");
+        BOOST_TEST(perf_timing("c0002").at("stopped").as_string() == "dominated");
+        BOOST_TEST(perf_timing("c0002").at("samples").as_int64() == timing_segment_launches + 1);
+        BOOST_TEST(perf_timing("c0002").at("median_us").to_number<double>() == 200.0);
+        BOOST_TEST(perf_timing("c0003").at("stopped").as_string() == "quiet");  // 60 < 1.5 x 50
+    }
+    run.reset();
+    {
+        test_strategy strat(clock, work);
+        strat.sources = {kernel_with({"median_us=50"}), kernel_with({"median_us=200"})};
+        search_options o = barrier_opts(1, 2);
+        o.timing.target_rel_noise = 0;
+        search(strat, o);
+        BOOST_TEST(perf_timing("c0002").at("stopped").as_string() == "fixed");
+        BOOST_TEST(perf_timing("c0002").at("samples").as_int64() == o.timing.iterations);
+    }
+}
+
 BOOST_FIXTURE_TEST_CASE(iteration_budget_stops_after_b_times_i_candidates, engine_fixture)
 {
     test_strategy strat(clock, work);

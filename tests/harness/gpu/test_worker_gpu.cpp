@@ -238,7 +238,8 @@ BOOST_AUTO_TEST_CASE(correct_float32_kernel_is_valid_with_sane_timing)
     }
     BOOST_TEST(load.at("cases").as_array()[0].at("elements").at("a").as_int64() == 1237);
 
-    const json::object result = w.evaluate(vadd_candidate(k_correct), {{"warmup", 5}, {"iterations", 30}});
+    const json::object result =
+        w.evaluate(vadd_candidate(k_correct), {{"warmup", 5}, {"iterations", 30}, {"target_rel_noise", 0}});
     require_valid(result);
     BOOST_TEST(result.at("cases").as_array().size() == 3u);
     for (const char* name : {"odd-small", "odd-large"})
@@ -272,6 +273,7 @@ BOOST_AUTO_TEST_CASE(correct_float32_kernel_is_valid_with_sane_timing)
         BOOST_TEST(runs[i].at("passed").as_bool());
     }
     check_timing_sane(timing, 30);
+    BOOST_TEST(timing.at("stopped").as_string() == "fixed");
     BOOST_TEST(timing.at("mode").as_string() == "cold");
     BOOST_TEST(timing.at("warmup").as_int64() == 5);
     BOOST_TEST(result.at("score_us").to_number<double>() == timing.at("median_us").to_number<double>());
@@ -443,8 +445,10 @@ BOOST_AUTO_TEST_CASE(module_globals_are_restored_before_every_launch)
         "    if (threadIdx.x == 0) launch = atomicAdd(&tickets, 1u) / gridDim.x;\n"
         "    __syncthreads();\n"
         "    if (i < n) c[i] = launch >= 1 ? 0.0f : a[i] + b[i];";
-    const json::object r =
-        w.evaluate(vadd_candidate(body, "float", prelude), {{"warmup", 10}, {"iterations", 100}}, false, {});
+    const json::object r = w.evaluate(vadd_candidate(body, "float", prelude),
+                                      {{"warmup", 10}, {"iterations", 100}, {"target_rel_noise", 0}},
+                                      false,
+                                      {});
     require_valid(r);
     BOOST_TEST(case_named(r, "perf").at("timing").at("checked_launches").as_int64() == 9);
 
@@ -696,7 +700,7 @@ BOOST_AUTO_TEST_CASE(timing_the_same_kernel_twice_agrees)
 {
     gpu_worker w;
     w.load(vector_add_workload("float32", 1 << 24));
-    const json::object timing{{"warmup", 10}, {"iterations", 100}, {"mode", "cold"}};
+    const json::object timing{{"warmup", 10}, {"iterations", 100}, {"mode", "cold"}, {"target_rel_noise", 0}};
     const json::object a = w.evaluate(vadd_candidate(k_correct), timing, false, {"perf"});
     const json::object b = w.evaluate(vadd_candidate(k_correct), timing, false, {"perf"});
     require_valid(a);
@@ -719,6 +723,67 @@ BOOST_AUTO_TEST_CASE(timing_the_same_kernel_twice_agrees)
     BOOST_TEST(ht.at("samples").as_int64() >= 20);
     BOOST_TEST(ht.at("samples").as_int64() < 2000);
     check_timing_sane(ht, 0);
+}
+
+// Adaptive timing (the default): a decision after every segment of 20 measured launches, one more
+// checked launch after a stop, and checks in every segment a case may end after.
+BOOST_AUTO_TEST_CASE(adaptive_timing_stops_after_a_segment_with_every_segment_checked)
+{
+    gpu_worker w;
+    w.load(vector_add_workload("float32", 1 << 20));
+    const auto timing_of = [&](const json::object& candidate, json::object timing)
+    {
+        const json::object r = w.evaluate(candidate, std::move(timing), false, {"perf"});
+        require_valid(r);
+        json::object t = case_named(r, "perf").at("timing").as_object();
+        BOOST_TEST_MESSAGE(json::serialize(t));
+        return t;
+    };
+    // The default asks for 1%; a steady kernel reaches it after some segment (or the ceiling).
+    const json::object d = timing_of(vadd_candidate(k_correct), {{"mode", "cold"}});
+    BOOST_TEST(d.at("target_rel_noise").to_number<double>() == 0.01);
+    const std::int64_t n = d.at("samples").as_int64();
+    BOOST_TEST((n == 100 || (n % 20 == 1 && n >= 21)), n);
+    BOOST_TEST(d.at("rel_noise").to_number<double>() >= 0);
+    if (n < 100)
+        BOOST_TEST(d.at("stopped").as_string() == "quiet");
+
+    // A loose target: quiet after the first segment, 20 + the checked last launch; 8 + 1 checks.
+    const json::object loose = timing_of(vadd_candidate(k_correct), {{"target_rel_noise", 0.5}});
+    BOOST_TEST(loose.at("samples").as_int64() == 21);
+    BOOST_TEST(loose.at("stopped").as_string() == "quiet");
+    BOOST_TEST(loose.at("checked_launches").as_int64() == 9);
+
+    // Dominated: a median above the engine's threshold stops after the first segment too.
+    const json::object dom = timing_of(
+        vadd_candidate(k_correct), {{"target_rel_noise", 0.005}, {"dominated_above_us", {{"perf", 0.001}}}});
+    BOOST_TEST(dom.at("samples").as_int64() == 21);
+    BOOST_TEST(dom.at("stopped").as_string() == "dominated");
+    BOOST_TEST(dom.at("checked_launches").as_int64() == 9);
+    // A threshold for another case changes nothing here.
+    const json::object other =
+        timing_of(vadd_candidate(k_correct),
+                  {{"target_rel_noise", 0.5}, {"dominated_above_us", {{"odd-small", 0.001}}}});
+    BOOST_TEST(other.at("stopped").as_string() == "quiet");
+
+    // A kernel that never gets quiet (one thread spins a pseudo-random 0-48k cycles per launch):
+    // timed to the ceiling, flagged, 8 checks in the first segment and 2 in each later one + last.
+    const std::string jitter =
+        "    if (i == 0) { long long t0 = clock64(); long long d = (t0 >> 4) % 4 * 16000;\n"
+        "                  while (clock64() - t0 < d) {} }\n"
+        "    if (i < n) c[i] = a[i] + b[i];";
+    const json::object noisy = timing_of(vadd_candidate(jitter), {{"target_rel_noise", 0.005}});
+    BOOST_TEST(noisy.at("samples").as_int64() == 100);
+    BOOST_TEST(noisy.at("stopped").as_string() == "ceiling");
+    BOOST_TEST(noisy.at("rel_noise").to_number<double>() >= 0.005);
+    BOOST_TEST(noisy.at("checked_launches").as_int64() == 17);
+
+    // Fixed: every launch, the checks of a fixed count.
+    const json::object fixed =
+        timing_of(vadd_candidate(k_correct), {{"target_rel_noise", 0}, {"iterations", 60}});
+    BOOST_TEST(fixed.at("samples").as_int64() == 60);
+    BOOST_TEST(fixed.at("stopped").as_string() == "fixed");
+    BOOST_TEST(fixed.at("checked_launches").as_int64() == 9);
 }
 
 BOOST_AUTO_TEST_CASE(time_interleaved_times_every_entry)

@@ -170,6 +170,54 @@ BOOST_AUTO_TEST_CASE(hygiene_kernels_compile_with_the_frames_they_need)
     BOOST_TEST(launch_hygiene_source().find("#include") == std::string::npos);
 }
 
+// Adaptive timing: a case may end after any segment, so every segment has its own checks: 8 in
+// the first, 2 in each later one for 100 launches (at most 16 besides the last in all).
+BOOST_AUTO_TEST_CASE(segmented_checks_cover_every_segment_a_case_may_end_after)
+{
+    const auto in_segment = [](const std::vector<std::size_t>& p, std::size_t begin, std::size_t end)
+    { return std::count_if(p.begin(), p.end(), [&](std::size_t x) { return x >= begin && x < end; }); };
+    std::mt19937_64 rng(11);
+    const std::vector<std::size_t> p = segmented_checked_positions(100, 20, rng);
+    BOOST_TEST_REQUIRE(p.size() == 17u);
+    BOOST_TEST(std::is_sorted(p.begin(), p.end()));
+    BOOST_TEST(std::set<std::size_t>(p.begin(), p.end()).size() == 17u);
+    BOOST_TEST(p.back() == 99u);
+    BOOST_TEST(in_segment(p, 0, 20) == 8);
+    for (std::size_t k = 1; k < 5; ++k)
+        BOOST_TEST(in_segment(p, k * 20, k * 20 + 20 - (k == 4 ? 1 : 0)) == 2, "segment " << k);
+    // Other draws check other launches, and every launch is checked sometimes.
+    std::set<std::size_t> ever;
+    std::mt19937_64 many(12);
+    bool differs = false;
+    for (int i = 0; i < 400; ++i)
+    {
+        const std::vector<std::size_t> q = segmented_checked_positions(100, 20, many);
+        differs = differs || q != p;
+        BOOST_TEST(q.size() == 17u);
+        ever.insert(q.begin(), q.end());
+    }
+    BOOST_TEST(differs);
+    BOOST_TEST(ever.size() == 100u);
+    // Many segments share the later budget of 8 (one each on 8 of them), never more than 16 + 1.
+    std::mt19937_64 wide(13);
+    const std::vector<std::size_t> w = segmented_checked_positions(1000, 20, wide);
+    BOOST_TEST(w.size() == 17u);
+    BOOST_TEST(in_segment(w, 0, 20) == 8);
+    BOOST_TEST(w.back() == 999u);
+    // Two segments: both later checks... at most 2 in the second; one short segment; tiny counts.
+    std::mt19937_64 few(14);
+    const std::vector<std::size_t> two = segmented_checked_positions(40, 20, few);
+    BOOST_TEST(two.size() == 11u);
+    BOOST_TEST(in_segment(two, 20, 39) == 2);
+    BOOST_TEST(segmented_checked_positions(21, 20, few).size() == 9u);
+    BOOST_TEST((segmented_checked_positions(5, 20, few) == std::vector<std::size_t>{0, 1, 2, 3, 4}));
+    BOOST_TEST(segmented_checked_positions(0, 20, few).empty());
+    // Never more than the check area's timed slots.
+    for (std::size_t n : {1u, 19u, 20u, 21u, 59u, 60u, 100u, 101u, 333u, 5000u})
+        BOOST_TEST(segmented_checked_positions(n, 20, few).size() <=
+                   static_cast<std::size_t>(case_store::check_slots - 2));
+}
+
 BOOST_AUTO_TEST_CASE(checked_positions_are_a_sample_plus_the_last)
 {
     BOOST_TEST(sampled_checks(100) == 8u);

@@ -213,6 +213,21 @@ BOOST_AUTO_TEST_CASE(field_reader_names_the_field)
     BOOST_TEST(h.warmup == 0);
     BOOST_TEST(h.iterations == 5);
     BOOST_TEST(h.target_rel_noise == 0.01);
+    // Adaptive by default; 0 asks for every launch.
+    BOOST_TEST(d.target_rel_noise == default_target_rel_noise);
+    BOOST_TEST(d.dominated_above_us.empty());
+    json::object fixed{{"target_rel_noise", 0}};
+    BOOST_TEST(parse_timing(&fixed, "evaluate").target_rel_noise == 0.0);
+    // Per-case dominance thresholds: positive numbers only.
+    json::object dom{{"dominated_above_us", {{"big", 12.5}, {"small", 3}}}};
+    const timing_options dd = parse_timing(&dom, "evaluate");
+    BOOST_TEST(dd.dominated_above_us.size() == 2u);
+    BOOST_TEST(dd.dominated_above_us.at("big") == 12.5);
+    BOOST_TEST(dd.dominated_above_us.at("small") == 3.0);
+    json::object bad_dom{{"dominated_above_us", {{"big", -1}}}};
+    BOOST_CHECK_THROW(parse_timing(&bad_dom, "evaluate"), request_error);
+    json::object text_dom{{"dominated_above_us", {{"big", "fast"}}}};
+    BOOST_CHECK_THROW(parse_timing(&text_dom, "evaluate"), request_error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
