@@ -17,10 +17,10 @@
 //   cheat_recovery [--device K] [--warmup 10] [--iterations 100] [--launch-timeout-ms 2000]
 //                  [--soak 100] [--root DIR]
 
+#include "bench/support/cheat_manifest.hpp"
 #include "engine/executors/gpu_executor.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/core/error.hpp"
-#include "tests/cheats/cheat_manifest.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -41,7 +41,7 @@ namespace asio = boost::asio;
 namespace json = boost::json;
 namespace fs = std::filesystem;
 using namespace warpsmith;
-using namespace warpsmith::test;
+using namespace warpsmith::cheats;
 using clock_type = std::chrono::steady_clock;
 
 namespace

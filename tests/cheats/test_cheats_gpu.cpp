@@ -12,10 +12,10 @@
 // gained nothing: its median at least k_twin_ratio (0.9) times the twin's. Both medians are printed
 // in the row.
 
+#include "bench/support/cheat_manifest.hpp"
 #include "engine/executors/gpu_executor.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/core/error.hpp"
-#include "tests/cheats/cheat_manifest.hpp"
 #include "tests/engine/executors/executor_test_support.hpp"
 
 #include <boost/json.hpp>
@@ -29,6 +29,7 @@ namespace json = boost::json;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using namespace warpsmith;
+using namespace warpsmith::cheats;
 using namespace warpsmith::test;
 
 namespace

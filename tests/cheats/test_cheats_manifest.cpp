@@ -6,12 +6,12 @@
 // (the GPU test runs it after each cheat). The state-keeping attacks of issue 13 (cheats 17-25) are
 // all there with their twins.
 
+#include "bench/support/cheat_manifest.hpp"
 #include "harness/compile/cubin_symbols.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/workload/workload.hpp"
-#include "tests/cheats/cheat_manifest.hpp"
 #include "tests/support/test_paths.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -23,6 +23,7 @@
 #include <stdexcept>
 
 using namespace warpsmith;
+using namespace warpsmith::cheats;
 using namespace warpsmith::test;
 
 namespace

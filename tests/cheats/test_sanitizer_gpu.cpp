@@ -5,9 +5,9 @@
 // Without a device, or without compute-sanitizer (even on a GPU host), the executable prints why
 // and exits 77 before any test runs: ctest reports it as skipped, never as passed.
 
+#include "bench/support/cheat_manifest.hpp"
 #include "engine/executors/sanitizer.hpp"
 #include "harness/core/json_file.hpp"
-#include "tests/cheats/cheat_manifest.hpp"
 #include "tests/support/gpu_probe.hpp"
 #include "tests/support/test_paths.hpp"
 
@@ -21,6 +21,7 @@
 namespace json = boost::json;
 namespace fs = std::filesystem;
 using namespace warpsmith;
+using namespace warpsmith::cheats;
 using namespace warpsmith::test;
 
 namespace

@@ -5,9 +5,9 @@
 // must be within 64 MiB of before it (dead workers leave nothing behind). Prints the figures
 // (restart times, time per cycle); bench/cheat_recovery measures them properly.
 
+#include "bench/support/cheat_manifest.hpp"
 #include "engine/executors/gpu_executor.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
-#include "tests/cheats/cheat_manifest.hpp"
 #include "tests/engine/executors/executor_test_support.hpp"
 
 #include <boost/json.hpp>
@@ -21,6 +21,7 @@ namespace asio = boost::asio;
 namespace json = boost::json;
 using namespace std::chrono_literals;
 using namespace warpsmith;
+using namespace warpsmith::cheats;
 using namespace warpsmith::test;
 
 namespace

@@ -9,8 +9,8 @@
 // does the full work honestly (its state neutralized) may tie. One line per cheat says what won and
 // the medians.
 
+#include "bench/support/cheat_manifest.hpp"
 #include "harness/core/json_file.hpp"
-#include "tests/cheats/cheat_manifest.hpp"
 #include "tests/engine/cli/cli_test_support.hpp"
 
 #include <boost/json.hpp>
@@ -20,6 +20,7 @@
 #include <cstdlib>
 
 using namespace warpsmith;
+using namespace warpsmith::cheats;
 using namespace warpsmith::test;
 namespace fs = std::filesystem;
 namespace json = boost::json;

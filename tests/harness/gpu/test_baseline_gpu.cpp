@@ -7,9 +7,9 @@
 // as before on the same worker (the timer is shared).
 
 #include "harness/core/json_file.hpp"
-#include "harness/worker/worker_pipe.hpp"
 #include "harness/workload/workload.hpp"
 #include "tests/harness/worker/worker_test_support.hpp"
+#include "tests/support/worker_pipe.hpp"
 
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
@@ -20,7 +20,7 @@
 namespace json = boost::json;
 using namespace std::chrono_literals;
 using warpsmith::test::worker_path;
-using warpsmith::worker::worker_pipe;
+using warpsmith::test::worker_pipe;
 
 namespace
 {

@@ -5,10 +5,10 @@
 // and hangs, time_interleaved, device_info, and that memory does not leak across evaluations.
 
 #include "harness/core/json_file.hpp"
-#include "harness/worker/worker_pipe.hpp"
 #include "harness/workload/candidate.hpp"
 #include "harness/workload/workload.hpp"
 #include "tests/harness/worker/worker_test_support.hpp"
+#include "tests/support/worker_pipe.hpp"
 
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
@@ -21,7 +21,7 @@ namespace json = boost::json;
 using namespace std::chrono_literals;
 using warpsmith::test::vector_add_workload;
 using warpsmith::test::worker_path;
-using warpsmith::worker::worker_pipe;
+using warpsmith::test::worker_pipe;
 
 namespace
 {

@@ -2,8 +2,8 @@
 // compile mode (runs anywhere) and in GPU mode on a device that does not exist (so it holds on
 // machines with and without a GPU).
 
-#include "harness/worker/worker_pipe.hpp"
 #include "tests/harness/worker/worker_test_support.hpp"
+#include "tests/support/worker_pipe.hpp"
 
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
@@ -14,7 +14,7 @@
 namespace json = boost::json;
 using warpsmith::test::temp_dir;
 using warpsmith::test::worker_path;
-using warpsmith::worker::worker_pipe;
+using warpsmith::test::worker_pipe;
 using namespace std::chrono_literals;
 
 namespace

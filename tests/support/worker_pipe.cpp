@@ -1,4 +1,4 @@
-#include "harness/worker/worker_pipe.hpp"
+#include "tests/support/worker_pipe.hpp"
 
 #include <boost/json.hpp>
 
@@ -15,7 +15,7 @@
 
 extern char** environ;
 
-namespace warpsmith::worker
+namespace warpsmith::test
 {
 
 namespace json = boost::json;
@@ -201,4 +201,4 @@ void worker_pipe::kill()
         ::kill(pid_, SIGKILL);
 }
 
-}  // namespace warpsmith::worker
+}  // namespace warpsmith::test

@@ -1,4 +1,4 @@
-#include "tests/cheats/cheat_manifest.hpp"
+#include "bench/support/cheat_manifest.hpp"
 
 #include "harness/compile/compile_options.hpp"
 #include "harness/core/error.hpp"
@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-namespace warpsmith::test
+namespace warpsmith::cheats
 {
 
 namespace json = boost::json;
@@ -185,4 +185,4 @@ const cheat_entry* control_for(const std::vector<cheat_entry>& all, const fs::pa
     return nullptr;
 }
 
-}  // namespace warpsmith::test
+}  // namespace warpsmith::cheats

@@ -11,8 +11,11 @@
 // top of "defines", i.e. the same compute path with the cheating compiled out; when the cheat comes
 // back valid its median must be at least k_twin_ratio times the twin's (both with the full default
 // timing), otherwise the cheat gained something. Optional "state": true marks attacks that keep
-// state between launches (for tests that run them through a whole optimization). Shared by the
-// cheat tests and bench/cheat_recovery.
+// state between launches (for tests that run them through a whole optimization).
+//
+// The reader lives in bench/support (library warpsmith_bench_support) because both the cheat tests
+// and bench/cheat_recovery use it, and bench/ must not depend on tests/: tests link this library,
+// bench only reads the manifests (data files) at run time.
 
 #include "harness/compile/compile_request.hpp"
 #include "harness/workload/candidate.hpp"
@@ -24,7 +27,7 @@
 #include <string>
 #include <vector>
 
-namespace warpsmith::test
+namespace warpsmith::cheats
 {
 
 /// A cheat that comes back valid must be at least this slow relative to its honest twin.
@@ -69,4 +72,4 @@ compile_request twin_compile_request(const cheat_entry& e, const std::string& ar
 /// The control ("valid-...") of the cheat library for a workload directory, or nullptr.
 const cheat_entry* control_for(const std::vector<cheat_entry>& all, const std::filesystem::path& workload);
 
-}  // namespace warpsmith::test
+}  // namespace warpsmith::cheats

@@ -1,8 +1,9 @@
 #pragma once
 
 // A blocking client for one warpsmith-worker process: spawn it with pipes on stdin and stdout,
-// send request lines, read response lines with a timeout, and collect the exit code. Tests and
-// benchmarks use it; the engine has its own asynchronous client (engine/executors/worker_process).
+// send request lines, read response lines with a timeout, and collect the exit code. Only tests use
+// it: they need raw lines (malformed requests, partial output) and a client with no Asio in the way.
+// The engine and the benchmarks talk to workers through engine/executors/worker_process.
 // Not thread-safe.
 
 #include <boost/json/object.hpp>
@@ -14,7 +15,7 @@
 #include <sys/types.h>
 #include <vector>
 
-namespace warpsmith::worker
+namespace warpsmith::test
 {
 
 class worker_pipe
@@ -55,4 +56,4 @@ private:
     std::optional<int> exit_code_;
 };
 
-}  // namespace warpsmith::worker
+}  // namespace warpsmith::test
