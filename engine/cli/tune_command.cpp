@@ -17,6 +17,7 @@
 #include "engine/cli/commands.hpp"
 #include "engine/cli/search_session.hpp"
 #include "engine/report/json_fields.hpp"
+#include "engine/search/cached_backend.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
@@ -26,7 +27,6 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
-#include <set>
 #include <unistd.h>
 
 namespace warpsmith
@@ -70,120 +70,6 @@ void write_stdout(const std::string& s)
     std::fwrite(s.data(), 1, s.size(), stdout);
     std::fflush(stdout);
 }
-
-// ---- the evaluation cache in front of the GPUs ----
-
-/// An evaluation_backend that answers evaluations of candidates from the evaluation cache and
-/// stores what the GPUs measure (docs/autotune.md, "Evaluation cache"). The reference, the initial
-/// kernel and the final confirmation always run on the GPU: they are what this session's speedups
-/// and winner are measured against.
-class cached_backend final : public evaluation_backend
-{
-public:
-    cached_backend(evaluation_backend& inner,
-                   std::optional<fs::path> dir,
-                   std::string run,
-                   json::object timing)
-        : inner_(inner), dir_(std::move(dir)), run_(std::move(run)), timing_(std::move(timing))
-    {
-    }
-
-    asio::awaitable<void> start(const workload& w, std::uint64_t hidden_seed) override
-    {
-        co_await inner_.start(w, hidden_seed);
-        caches_.clear();
-        if (dir_)
-            for (int g = 0; g < inner_.gpu_count(); ++g)
-                caches_.push_back(
-                    std::make_unique<autotune::evaluation_cache>(w, inner_.device_info(g), timing_, *dir_));
-    }
-
-    asio::awaitable<compile_output> compile(compile_request request) override
-    {
-        co_return co_await inner_.compile(std::move(request));
-    }
-
-    asio::awaitable<gpu_evaluation> evaluate(int gpu, evaluate_request request) override
-    {
-        const bool cacheable_request = gpu >= 0 && gpu < static_cast<int>(caches_.size()) &&
-                                       request.name != "reference" && request.name != "initial" &&
-                                       !request.validate_only && request.cases.empty();
-        if (!cacheable_request)
-            co_return co_await inner_.evaluate(gpu, std::move(request));
-        auto& cache = *caches_[static_cast<std::size_t>(gpu)];
-        const auto key = cache.key(request.cand);
-        if (auto hit = cache.lookup(key))
-        {
-            ++hits_;
-            gpu_evaluation ev;
-            ev.result = hit->result;
-            if (auto* o = ev.result.if_object())
-                (*o)["eval_cache"] = json::object{{"hit", true},
-                                                  {"run", hit->run},
-                                                  {"candidate", hit->candidate},
-                                                  {"time", hit->time},
-                                                  {"key", key}};
-            ev.device = gpu;
-            co_return ev;
-        }
-        ++misses_;
-        const candidate cand = request.cand;
-        const std::string name = request.name;
-        auto ev = co_await inner_.evaluate(gpu, std::move(request));
-        if (!ev.worker_restarted && autotune::cacheable_result(ev.result))
-        {
-            try
-            {
-                cache.store(autotune::make_cache_entry(key, cand, ev.result, name, run_));
-                ++stores_;
-            }
-            catch (const std::exception& e)
-            {
-                log_warn(std::string("evaluation cache: ") + e.what());
-            }
-        }
-        co_return ev;
-    }
-
-    asio::awaitable<json::object> time_interleaved(
-        int gpu, std::vector<std::pair<std::string, evaluate_request>> entries, int rounds) override
-    {
-        co_return co_await inner_.time_interleaved(gpu, std::move(entries), rounds);
-    }
-
-    asio::awaitable<baseline_outcome> baseline(int gpu, baseline_request request) override
-    {
-        co_return co_await inner_.baseline(gpu, std::move(request));
-    }
-
-    asio::awaitable<void> stop() override { co_await inner_.stop(); }
-    int gpu_count() const override { return inner_.gpu_count(); }
-    const json::object& device_info(int gpu) const override { return inner_.device_info(gpu); }
-    gpu_status status(int gpu) const override { return inner_.status(gpu); }
-    int compiles_in_flight() const override { return inner_.compiles_in_flight(); }
-
-    json::object stats() const
-    {
-        json::array files;
-        std::set<std::string> seen;
-        for (const auto& c : caches_)
-            if (seen.insert(c->file().string()).second)
-                files.push_back(json::value(c->file().string()));
-        return json::object{{"enabled", dir_.has_value()},
-                            {"files", std::move(files)},
-                            {"hits", hits_},
-                            {"misses", misses_},
-                            {"stored", stores_}};
-    }
-
-private:
-    evaluation_backend& inner_;
-    std::optional<fs::path> dir_;
-    std::string run_;
-    json::object timing_;
-    std::vector<std::unique_ptr<autotune::evaluation_cache>> caches_;
-    int hits_ = 0, misses_ = 0, stores_ = 0;
-};
 
 // ---- the plan: everything checked before a worker starts ----
 

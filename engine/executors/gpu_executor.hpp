@@ -63,6 +63,10 @@ struct evaluate_request
     timing_options timing;
     bool validate_only = false;
     std::vector<std::string> cases;  ///< Empty: all cases.
+    /// The reference or the initial kernel, timed by the search engine before the search: what the
+    /// session's speedups are measured against, so a backend never answers it from measurements of
+    /// earlier sessions (engine/search/cached_backend.hpp). The worker does not see it.
+    bool session_baseline = false;
 };
 
 struct gpu_evaluation

@@ -350,6 +350,7 @@ struct search_engine::impl : strategy_services
         ref_req.cubin = std::move(cubin_ref);
         ref_req.local_memory = ref_local_memory;
         ref_req.timing = opts_.timing;
+        ref_req.session_baseline = true;
         const auto ref_eval = co_await backend_.evaluate(gpu, std::move(ref_req));
         record_baseline("reference", gpu, ref_eval, ref_.at(gpu));
         if (!ref_[gpu].valid)
@@ -366,6 +367,7 @@ struct search_engine::impl : strategy_services
             init_req.cubin = std::move(*cubin_init);
             init_req.local_memory = init_local_memory;
             init_req.timing = opts_.timing;
+            init_req.session_baseline = true;
             const auto init_eval = co_await backend_.evaluate(gpu, std::move(init_req));
             record_baseline("initial", gpu, init_eval, init_.at(gpu));
         }
