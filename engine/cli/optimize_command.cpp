@@ -6,21 +6,17 @@
 // finalize, exit 130; a second Ctrl-C aborts at once (the journal is intact: every event is written
 // before moving on).
 
-#include "agents/llm/inference.hpp"
-#include "agents/llm/llm_records.hpp"
+#include "agents/llm/workload_assembly.hpp"
 #include "agents/providers/provider_registry.hpp"
 #include "agents/strategies/llm_setup.hpp"
 #include "engine/cli/baseline_report.hpp"
 #include "engine/cli/cli_app.hpp"
 #include "engine/cli/commands.hpp"
 #include "engine/cli/search_session.hpp"
-#include "engine/executors/compile_pool.hpp"
-#include "engine/executors/gpu_executor.hpp"
+#include "engine/search/workload_inference.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/json.hpp>
 
 #include <CLI/CLI.hpp>
@@ -62,9 +58,6 @@ struct optimize_args : search_session_args
     // Model providers (openai, openai-chat, replay): agents/strategies/llm_setup.hpp.
     llm_options llm;
 };
-
-/// Infers the missing parts of the workload JSON from --description (model providers only).
-using infer_hook = std::function<json::object(json::object given, const fs::path& dir)>;
 
 // ---- --config: a JSON object mirroring the flags; the command line wins ----
 
@@ -125,111 +118,6 @@ void apply_config(optimize_args& a)
             throw user_error(origin + ": '" + std::string(kv.key()) + "': " + e.what());
         }
     }
-}
-
-// ---- the workload, from --workload or its parts ----
-
-json::object read_object(const std::string& path, const char* what)
-{
-    auto v = read_json_file(path);
-    if (!v.is_object())
-        throw user_error(path + ": " + what + " must be a JSON object");
-    return std::move(v.get_object());
-}
-
-/// The workload JSON as used, and the supplied reference source when --reference was given.
-std::pair<workload, std::optional<std::string>> assemble_workload(const optimize_args& a,
-                                                                  const infer_hook& infer)
-{
-    json::object wj;
-    fs::path dir = fs::current_path();
-    std::string origin = "the workload";
-    if (!a.workload.empty())
-    {
-        wj = workload::load(a.workload).to_json().as_object();
-        origin = a.workload;
-    }
-    else if (!a.signature.empty())
-    {
-        auto sig = read_object(a.signature, "--signature");
-        dir = fs::absolute(a.signature).parent_path();
-        origin = a.signature;
-        if (sig.contains("signature"))
-            wj = std::move(sig);  // a partial workload.json
-        else
-        {
-            wj["signature"] = std::move(sig);
-            // A signature file may also carry the launch plan and tolerance the workload needs.
-            for (const char* k : {"launch", "tolerance", "name", "description"})
-                if (auto* x = wj["signature"].as_object().if_contains(k))
-                {
-                    wj[k] = *x;
-                    wj["signature"].as_object().erase(k);
-                }
-        }
-    }
-    else if (!a.description.empty() && is_llm_provider(a.provider))
-        origin = "the workload inferred from --description";
-    else if (!a.description.empty())
-        throw user_error(
-            "inferring a workload from --description requires a model provider (--provider openai, "
-            "openai-chat or replay); give --workload DIR (or --signature, --input-cases and --reference)");
-    else
-        throw user_error(
-            "nothing to optimize: give --workload DIR (or --signature, --input-cases and --reference)");
-
-    if (!a.input_cases.empty())
-    {
-        auto cv = read_json_file(a.input_cases);
-        if (cv.is_object() && cv.as_object().contains("cases"))
-            cv = cv.as_object().at("cases");
-        if (!cv.is_array())
-            throw user_error(a.input_cases +
-                             ": --input-cases must be a JSON array of cases or {\"cases\": [...]}");
-        wj["cases"] = std::move(cv);
-        dir = fs::absolute(a.input_cases).parent_path();
-    }
-    std::optional<std::string> supplied;
-    if (!a.reference.empty())
-    {
-        supplied = read_text_file(a.reference);
-        wj.erase("reference");
-        wj["reference_source"] = *supplied;
-    }
-    if (!a.initial_kernel.empty())
-    {
-        wj.erase("initial");
-        wj.erase("initial_entry");
-        wj.erase("initial_launch");
-        wj["initial_source"] = read_text_file(a.initial_kernel);
-        // best.json (or any <stem>.json) next to the kernel carries its entry and launch plan.
-        auto sidecar = fs::path(a.initial_kernel).replace_extension(".json");
-        std::error_code ec;
-        if (fs::exists(sidecar, ec))
-        {
-            const auto side = read_object(sidecar.string(), "the kernel's sidecar");
-            if (const auto* e = side.if_contains("entry"))
-                wj["initial_entry"] = *e;
-            if (const auto* l = side.if_contains("launch"))
-                wj["initial_launch"] = *l;
-        }
-    }
-    if (!a.description.empty())
-        wj["description"] = a.description;
-    if (a.workload.empty() && !a.description.empty() && is_llm_provider(a.provider) &&
-        (!llm::missing_parts(wj).empty() || !wj.contains("launch")))
-        wj = infer(std::move(wj), dir);
-    if (!wj.contains("name"))
-        wj["name"] = "workload";
-    if (!wj.contains("launch"))
-        throw user_error(origin +
-                         ": the workload has no launch plan ('launch'); give it in the --signature file");
-    if (!wj.contains("reference") && !wj.contains("reference_source"))
-        throw user_error(
-            "no reference kernel: give --reference FILE.cu (inferring one needs a model provider)");
-    if (!wj.contains("cases"))
-        throw user_error("no cases: give --input-cases FILE.json (inferring them needs a model provider)");
-    return {workload::from_json(wj, dir, origin), supplied};
 }
 
 // ---- the final table ----
@@ -430,79 +318,32 @@ budget_limits budgets_from(const optimize_args& a, budget_limits base)
     return base;
 }
 
-/// --description with a model provider: claims the run directory (so the exchanges are kept in
-/// llm/ whatever happens), asks the model for the missing parts, and checks them on a compile pool
-/// and one GPU worker before the search (agents/llm/inference.hpp).
-json::object infer_workload_parts(const optimize_args& a,
-                                  optimize_plan& p,
-                                  json::object given,
-                                  const fs::path& dir)
+/// The workload's sources as the flags give them (agents/llm/workload_assembly.hpp).
+llm::workload_sources workload_sources_from(const optimize_args& a)
 {
-    asio::io_context ioc;
-    const auto llm = p.provider.model_options();
-    auto bundle = make_model_client(llm, ioc.get_executor());  // a missing key fails before the claim
-    p.backend.devices = a.devices();
-    p.run = run_directory::create(a.results);
-    std::fprintf(stderr, "run %s: inferring the workload from --description\n", p.run->path().c_str());
-    llm::record_writer records(p.run->llm_dir(), bundle.redact);
-    bundle.client->set_observer(records.observer());
-    compile_pool pool(ioc, p.backend.launch, p.backend.compile);
-    gpu_executor gpu(ioc, p.backend.launch, p.backend.devices.front(), p.backend.gpu);
-    llm::inference_request request{a.description, std::move(given), dir};
-    llm::inference_settings settings;
-    settings.stream = !llm.no_stream;
-    settings.reasoning_effort = llm.effective_reasoning_effort();
-    const auto limits = budgets_from(a, budget_limits{});
-    token_usage used;
-    llm::usage_reporter report = [&](const token_usage& u)
-    {
-        used += u;
-        return !(limits.tokens && budget_tracker::counted_tokens(used) >= *limits.tokens) &&
-               !(limits.cost_usd && used.cost_usd >= *limits.cost_usd);
-    };
-    const auto hidden_seed = a.hidden_seed();
-    llm::compile_function compile = [&pool](compile_request r) -> asio::awaitable<compile_output>
-    { co_return co_await pool.compile(std::move(r)); };
-    llm::load_function load = [&gpu, hidden_seed](const workload& w) -> asio::awaitable<json::object>
-    { co_return co_await gpu.load(w, hidden_seed); };
-    std::optional<llm::inference_result> result;
-    std::exception_ptr error;
-    auto body = [&]() -> asio::awaitable<void>
-    {
-        try
-        {
-            const auto hello = co_await gpu.start();
-            if (const auto* d = hello.if_contains("device"); d && d->is_object())
-                if (const auto* arch = d->get_object().if_contains("arch"); arch && arch->is_string())
-                    settings.arch = std::string(arch->get_string());
-            result = co_await llm::infer_workload(
-                *bundle.client, std::move(request), compile, load, report, &records, settings);
-        }
-        catch (...)
-        {
-            error = std::current_exception();
-        }
-        co_await gpu.stop();
-        co_await pool.stop();
-    };
-    asio::co_spawn(ioc, body(), asio::detached);
-    ioc.run();
-    if (error)
-        std::rethrow_exception(error);
-    json::array inferred;
-    for (const auto& part : result->inferred)
-        inferred.emplace_back(part);
-    json::array recs;
-    for (const auto& r : result->records)
-        recs.emplace_back(r);
-    p.run->write_json("workload/inference.json",
-                      json::object{{"description", a.description},
-                                   {"inferred", std::move(inferred)},
-                                   {"attempts", result->attempts},
-                                   {"checks", result->checks},
-                                   {"llm_records", std::move(recs)},
-                                   {"usage", to_json(result->usage)}});
-    return std::move(result->workload_json);
+    llm::workload_sources s;
+    s.workload = a.workload;
+    s.signature = a.signature;
+    s.input_cases = a.input_cases;
+    s.reference = a.reference;
+    s.initial_kernel = a.initial_kernel;
+    s.description = a.description;
+    s.model_provider = is_llm_provider(a.provider);
+    return s;
+}
+
+/// Workload inference's settings from the flags and the plan (engine/search/workload_inference.hpp).
+workload_inference_options inference_options_from(const optimize_args& a, const optimize_plan& p)
+{
+    workload_inference_options o;
+    o.description = a.description;
+    o.model = p.provider.model_options();
+    o.backend = p.backend;
+    o.backend.devices = a.devices();
+    o.results = a.results;
+    o.limits = budgets_from(a, budget_limits{});
+    o.hidden_seed = a.hidden_seed();
+    return o;
 }
 
 /// What the autotune provider plans with: the evaluations it expects (the candidates budget, else
@@ -545,9 +386,17 @@ optimize_plan prepare(const optimize_args& a)
     }
 
     p.provider = provider_from(a);
-    infer_hook infer = [&](json::object given, const fs::path& dir)
-    { return infer_workload_parts(a, p, std::move(given), dir); };
-    auto [w, supplied] = assemble_workload(a, infer);
+    // --description with a model provider: the inference claims the run directory, so that the
+    // exchanges are kept in llm/ whatever happens.
+    llm::infer_parts_function infer = [&](json::object given, const fs::path& dir)
+    {
+        const auto options = inference_options_from(a, p);
+        p.backend.devices = options.backend.devices;
+        auto inferred = infer_workload_parts(options, std::move(given), dir);
+        p.run = std::move(inferred.run);
+        return std::move(inferred.workload_json);
+    };
+    auto [w, supplied] = llm::assemble_workload(workload_sources_from(a), infer);
     p.work = std::move(w);
     start_search(p.search, a);
     const bool any_budget = a.given("--max-iterations") || a.given("--max-candidates") ||

@@ -1,0 +1,119 @@
+#include "agents/llm/workload_assembly.hpp"
+
+#include "agents/llm/inference.hpp"
+#include "harness/core/error.hpp"
+#include "harness/core/json_file.hpp"
+
+namespace warpsmith::llm
+{
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace
+{
+
+json::object read_object(const std::string& path, const char* what)
+{
+    auto v = read_json_file(path);
+    if (!v.is_object())
+        throw user_error(path + ": " + what + " must be a JSON object");
+    return std::move(v.get_object());
+}
+
+}  // namespace
+
+assembled_workload assemble_workload(const workload_sources& s, const infer_parts_function& infer)
+{
+    json::object wj;
+    fs::path dir = fs::current_path();
+    std::string origin = "the workload";
+    if (!s.workload.empty())
+    {
+        wj = workload::load(s.workload).to_json().as_object();
+        origin = s.workload;
+    }
+    else if (!s.signature.empty())
+    {
+        auto sig = read_object(s.signature, "--signature");
+        dir = fs::absolute(s.signature).parent_path();
+        origin = s.signature;
+        if (sig.contains("signature"))
+            wj = std::move(sig);  // a partial workload.json
+        else
+        {
+            wj["signature"] = std::move(sig);
+            // A signature file may also carry the launch plan and tolerance the workload needs.
+            for (const char* k : {"launch", "tolerance", "name", "description"})
+                if (auto* x = wj["signature"].as_object().if_contains(k))
+                {
+                    wj[k] = *x;
+                    wj["signature"].as_object().erase(k);
+                }
+        }
+    }
+    else if (!s.description.empty() && s.model_provider)
+        origin = "the workload inferred from --description";
+    else if (!s.description.empty())
+        throw user_error(
+            "inferring a workload from --description requires a model provider (--provider openai, "
+            "openai-chat or replay); give --workload DIR (or --signature, --input-cases and --reference)");
+    else
+        throw user_error(
+            "nothing to optimize: give --workload DIR (or --signature, --input-cases and --reference)");
+
+    if (!s.input_cases.empty())
+    {
+        auto cv = read_json_file(s.input_cases);
+        if (cv.is_object() && cv.as_object().contains("cases"))
+            cv = cv.as_object().at("cases");
+        if (!cv.is_array())
+            throw user_error(s.input_cases +
+                             ": --input-cases must be a JSON array of cases or {\"cases\": [...]}");
+        wj["cases"] = std::move(cv);
+        dir = fs::absolute(s.input_cases).parent_path();
+    }
+    std::optional<std::string> supplied;
+    if (!s.reference.empty())
+    {
+        supplied = read_text_file(s.reference);
+        wj.erase("reference");
+        wj["reference_source"] = *supplied;
+    }
+    if (!s.initial_kernel.empty())
+    {
+        wj.erase("initial");
+        wj.erase("initial_entry");
+        wj.erase("initial_launch");
+        wj["initial_source"] = read_text_file(s.initial_kernel);
+        // best.json (or any <stem>.json) next to the kernel carries its entry and launch plan.
+        auto sidecar = fs::path(s.initial_kernel).replace_extension(".json");
+        std::error_code ec;
+        if (fs::exists(sidecar, ec))
+        {
+            const auto side = read_object(sidecar.string(), "the kernel's sidecar");
+            if (const auto* e = side.if_contains("entry"))
+                wj["initial_entry"] = *e;
+            if (const auto* l = side.if_contains("launch"))
+                wj["initial_launch"] = *l;
+        }
+    }
+    if (!s.description.empty())
+        wj["description"] = s.description;
+    if (s.workload.empty() && !s.description.empty() && s.model_provider &&
+        (!missing_parts(wj).empty() || !wj.contains("launch")))
+        wj = infer(std::move(wj), dir);
+    if (!wj.contains("name"))
+        wj["name"] = "workload";
+    if (!wj.contains("launch"))
+        throw user_error(origin +
+                         ": the workload has no launch plan ('launch'); give it in the --signature file");
+    if (!wj.contains("reference") && !wj.contains("reference_source"))
+        throw user_error(
+            "no reference kernel: give --reference FILE.cu (inferring one needs a model provider)");
+    if (!wj.contains("cases"))
+        throw user_error("no cases: give --input-cases FILE.json (inferring them needs a model provider)");
+    return {workload::from_json(wj, dir, origin), supplied};
+}
+
+}  // namespace warpsmith::llm
