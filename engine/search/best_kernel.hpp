@@ -34,7 +34,7 @@ struct best_kernel_state
     std::optional<std::size_t> best;  ///< The search's best, an index into records.
     const std::vector<kernel_baseline>& reference;
     const std::vector<kernel_baseline>& initial;
-    bool initial_invalidated = false;  ///< The confirmation found the initial kernel invalid.
+    bool initial_invalidated = false;                 ///< The confirmation found the initial kernel invalid.
     const confirmation_decision* decision = nullptr;  ///< The last confirmation attempt's.
     bool no_candidate_survived = false;
     const boost::json::object& confirmation;  ///< summary.json "confirmation" ("skipped" read).

@@ -1077,8 +1077,8 @@ struct search_engine::impl : strategy_services
                                 .best_note = best_note_,
                                 .confirmation = confirmation_};
         for (int b = 0; b < opts_.branches; ++b)
-            st.branch_stopped.push_back(sched_.branch_active(b) ? std::nullopt
-                                                                : std::optional(sched_.branch_stop_reason(b)));
+            st.branch_stopped.push_back(
+                sched_.branch_active(b) ? std::nullopt : std::optional(sched_.branch_stop_reason(b)));
         for (int g = 0; g < backend_.gpu_count(); ++g)
         {
             const auto status = backend_.status(g);
@@ -1223,7 +1223,8 @@ struct search_engine::impl : strategy_services
         res.winner = winner_;
         write_history();
         const double wall = seconds(clock_.now() - t_start_);
-        res.summary = summary(summary_state(), search_outcome{res.status, res.stop_reason, res.error, res.exit_code}, wall);
+        res.summary = summary(
+            summary_state(), search_outcome{res.status, res.stop_reason, res.error, res.exit_code}, wall);
         try
         {
             run_.write_json("summary.json", res.summary);

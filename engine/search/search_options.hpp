@@ -3,8 +3,8 @@
 // The settings of one search (docs/engine.md): branches, budgets, grace period, confirmation,
 // timing, repairs; written to run.json "config.search" and read back for --resume.
 
-#include "engine/search/budget.hpp"
 #include "engine/executors/gpu_executor.hpp"  // timing_options
+#include "engine/search/budget.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>

@@ -95,12 +95,11 @@ json::object summary(const search_summary_state& s, const search_outcome& res, d
     {
         const auto& st = s.gpus[g];
         busy_total += st.busy_seconds;
-        gpus.push_back(
-            json::object{{"index", static_cast<int>(g)},
-                         {"name", st.name},
-                         {"busy_seconds", st.busy_seconds},
-                         {"busy_fraction", wall > 0 ? std::min(1.0, st.busy_seconds / wall) : 0.0},
-                         {"restarts", st.restarts}});
+        gpus.push_back(json::object{{"index", static_cast<int>(g)},
+                                    {"name", st.name},
+                                    {"busy_seconds", st.busy_seconds},
+                                    {"busy_fraction", wall > 0 ? std::min(1.0, st.busy_seconds / wall) : 0.0},
+                                    {"restarts", st.restarts}});
     }
     json::array branches;
     for (int b = 0; b < s.opts.branches; ++b)
@@ -108,12 +107,11 @@ json::object summary(const search_summary_state& s, const search_outcome& res, d
         int n = 0;
         for (const auto& r : s.records)
             n += r.ec.branch == b ? 1 : 0;
-        branches.push_back(
-            json::object{{"branch", b},
-                         {"candidates", n},
-                         {"stopped",
-                          s.branch_stopped.at(b) ? json::value(*s.branch_stopped.at(b))
-                                                : json::value(nullptr)}});
+        branches.push_back(json::object{
+            {"branch", b},
+            {"candidates", n},
+            {"stopped",
+             s.branch_stopped.at(b) ? json::value(*s.branch_stopped.at(b)) : json::value(nullptr)}});
     }
     int iterations = s.opts.async ? 0 : s.current_iteration - 1;
     if (s.opts.async)
@@ -150,7 +148,7 @@ json::object summary(const search_summary_state& s, const search_outcome& res, d
         {"gpus", std::move(gpus)},
         {"gpu_busy_fraction",
          wall > 0 && !s.gpus.empty() ? std::min(1.0, busy_total / (wall * static_cast<double>(s.gpus.size())))
-                                              : 0.0},
+                                     : 0.0},
         {"confirmation", s.confirmation},
         {"branches", std::move(branches)},
         {"options", s.opts.to_json()}};

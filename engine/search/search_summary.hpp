@@ -49,7 +49,7 @@ struct search_summary_state
     std::optional<std::size_t> best;              ///< The search's best, an index into records.
     const std::vector<kernel_baseline>& reference;
     const std::vector<kernel_baseline>& initial;
-    bool has_initial = false;  ///< The workload declares an initial kernel.
+    bool has_initial = false;                                  ///< The workload declares an initial kernel.
     const std::map<std::string, boost::json::object>& vendor;  ///< key -> journal event (timed).
     const boost::json::object& vendor_unavailable;             ///< key -> {kind, message}.
     const budget_tracker& budget;

@@ -13,7 +13,8 @@ namespace json = boost::json;
 namespace
 {
 
-candidate_record record(const std::string& id, int branch, int iteration, bool evaluated, bool valid, double score)
+candidate_record record(
+    const std::string& id, int branch, int iteration, bool evaluated, bool valid, double score)
 {
     candidate_record r;
     r.ec.id = id;
@@ -42,7 +43,8 @@ struct fixture
     std::vector<kernel_baseline> reference{kernel_baseline{true, {{"big", 100.0}}, 100.0}};
     std::vector<kernel_baseline> initial{kernel_baseline{false, {}, std::nullopt}};
     std::map<std::string, json::object> vendor;
-    json::object vendor_unavailable{{"cublas_tf32", json::object{{"kind", "unavailable"}, {"message", "no"}}}};
+    json::object vendor_unavailable{
+        {"cublas_tf32", json::object{{"kind", "unavailable"}, {"message", "no"}}}};
     budget_tracker budget{budget_limits{}};
     json::value best_json = nullptr;
     std::string best_note;
@@ -65,8 +67,9 @@ struct fixture
             {"score_us", 20.0},
             {"baseline",
              json::object{{"library", "cuBLAS 12"},
-                          {"cases", json::array{json::object{{"name", "big"},
-                                                             {"timing", json::object{{"median_us", 20.0}}}}}}}}};
+                          {"cases",
+                           json::array{json::object{{"name", "big"},
+                                                    {"timing", json::object{{"median_us", 20.0}}}}}}}}};
     }
 
     search_summary_state state() const
