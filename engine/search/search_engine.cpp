@@ -1,9 +1,12 @@
 #include "engine/search/search_engine.hpp"
 
+#include "engine/search/background_writer.hpp"
+#include "engine/search/best_kernel.hpp"
 #include "engine/search/confirmation.hpp"
 #include "engine/search/resource_pool.hpp"
 #include "engine/search/scoring.hpp"
 #include "engine/search/search_scheduler.hpp"
+#include "engine/search/search_summary.hpp"
 #include "harness/compile/compile_options.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
@@ -18,7 +21,6 @@
 #include <boost/asio/experimental/parallel_group.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/this_coro.hpp>
-#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json/array.hpp>
 
@@ -46,20 +48,6 @@ clock_source::duration from_seconds(double s)
 {
     return std::chrono::duration_cast<clock_source::duration>(
         std::chrono::duration<double>(std::max(0.0, s)));
-}
-
-json::object medians_json(const case_medians& m)
-{
-    json::object o;
-    for (const auto& [k, v] : m)
-        o[k] = v;
-    return o;
-}
-
-template <class T>
-json::value opt_json(const std::optional<T>& v)
-{
-    return v ? json::value(*v) : json::value(nullptr);
 }
 
 /// The failure of an invalid evaluation result: {kind, message} with the case named.
@@ -90,99 +78,6 @@ bool result_valid(const json::value& result)
 
 }  // namespace
 
-json::object search_options::to_json() const
-{
-    return json::object{{"branches", branches},
-                        {"async", async},
-                        {"budgets", budgets.to_json()},
-                        {"grace_seconds", grace_seconds},
-                        {"confirm_top", confirm_top},
-                        {"confirm_rounds", confirm_rounds},
-                        {"timing", timing.to_json()},
-                        {"max_repairs", max_repairs},
-                        {"max_strategy_failures", max_strategy_failures},
-                        {"hidden_seed", hidden_seed}};
-}
-
-search_options search_options::from_json(const json::value& v, std::string_view origin)
-{
-    search_options o;
-    const auto* obj = v.if_object();
-    if (!obj)
-        throw user_error(std::string(origin) + ": the search settings must be an object");
-    auto bad = [&](std::string_view key) -> user_error
-    { return user_error(std::string(origin) + ": '" + std::string(key) + "' has the wrong type"); };
-    auto get_int = [&](const json::object& o, std::string_view key, int& out)
-    {
-        if (const auto* x = o.if_contains(key))
-        {
-            if (!x->is_int64())
-                throw bad(key);
-            out = static_cast<int>(x->get_int64());
-        }
-    };
-    auto get_double = [&](const json::object& o, std::string_view key, double& out)
-    {
-        if (const auto* x = o.if_contains(key))
-        {
-            if (!x->is_number())
-                throw bad(key);
-            out = x->to_number<double>();
-        }
-    };
-    auto get_opt_int = [&](const json::object& o, std::string_view key, auto& out)
-    {
-        if (const auto* x = o.if_contains(key); x && !x->is_null())
-        {
-            if (!x->is_int64())
-                throw bad(key);
-            out = x->get_int64();
-        }
-    };
-    auto get_opt_double = [&](const json::object& o, std::string_view key, std::optional<double>& out)
-    {
-        if (const auto* x = o.if_contains(key); x && !x->is_null())
-        {
-            if (!x->is_number())
-                throw bad(key);
-            out = x->to_number<double>();
-        }
-    };
-    get_int(*obj, "branches", o.branches);
-    if (const auto* x = obj->if_contains("async"); x && x->is_bool())
-        o.async = x->get_bool();
-    get_double(*obj, "grace_seconds", o.grace_seconds);
-    get_int(*obj, "confirm_top", o.confirm_top);
-    get_int(*obj, "confirm_rounds", o.confirm_rounds);
-    get_int(*obj, "max_repairs", o.max_repairs);
-    get_int(*obj, "max_strategy_failures", o.max_strategy_failures);
-    if (const auto* x = obj->if_contains("hidden_seed"))
-    {
-        if (!x->is_uint64() && !x->is_int64())
-            throw bad("hidden_seed");
-        o.hidden_seed = x->to_number<std::uint64_t>();
-    }
-    if (const auto* t = obj->if_contains("timing"); t && t->is_object())
-    {
-        const auto& to = t->get_object();
-        get_int(to, "warmup", o.timing.warmup);
-        get_int(to, "iterations", o.timing.iterations);
-        if (const auto* m = to.if_contains("mode"); m && m->is_string())
-            o.timing.mode = std::string(m->get_string());
-        get_double(to, "target_rel_noise", o.timing.target_rel_noise);
-    }
-    if (const auto* b = obj->if_contains("budgets"); b && b->is_object())
-    {
-        const auto& bo = b->get_object();
-        get_opt_int(bo, "max_iterations", o.budgets.iterations);
-        get_opt_int(bo, "max_candidates", o.budgets.candidates);
-        get_opt_double(bo, "max_wall_seconds", o.budgets.wall_seconds);
-        get_opt_int(bo, "max_tokens", o.budgets.tokens);
-        get_opt_double(bo, "max_cost_usd", o.budgets.cost_usd);
-    }
-    return o;
-}
-
 struct search_engine::impl : strategy_services
 {
     /// One running pipeline (a branch's proposal, or the evaluation of pending candidates).
@@ -195,13 +90,6 @@ struct search_engine::impl : strategy_services
         bool reported = false;
         asio::cancellation_signal signal;
         bool cancel_requested = false;
-    };
-
-    struct baseline
-    {
-        bool valid = false;
-        case_medians medians;
-        std::optional<double> score;
     };
 
     impl(asio::io_context& ioc,
@@ -373,7 +261,7 @@ struct search_engine::impl : strategy_services
         }
     }
 
-    void record_baseline(const std::string& key, int gpu, const gpu_evaluation& ev, baseline& out)
+    void record_baseline(const std::string& key, int gpu, const gpu_evaluation& ev, kernel_baseline& out)
     {
         out.valid = result_valid(ev.result);
         out.medians = out.valid ? performance_medians(ev.result) : case_medians{};
@@ -398,8 +286,8 @@ struct search_engine::impl : strategy_services
     asio::awaitable<void> evaluate_baselines()
     {
         const int n = backend_.gpu_count();
-        ref_.assign(n, baseline{});
-        init_.assign(n, baseline{});
+        ref_.assign(n, kernel_baseline{});
+        init_.assign(n, kernel_baseline{});
         auto ref_req = compile_request_for(candidate::from_kernel(work_.reference), arch_);
         auto ref_out = co_await backend_.compile(std::move(ref_req));
         if (!ref_out.compiled)
@@ -530,37 +418,6 @@ struct search_engine::impl : strategy_services
             vendor_[key] = std::move(ev);
         else
             vendor_skipped_[key] = json::object{{"kind", out.error_kind}, {"message", out.message}};
-    }
-
-    /// summary.json "baselines": {key: {"case_median_us", "score_us", per-case timing, errors}}.
-    json::object vendor_summary() const
-    {
-        json::object out;
-        for (const auto& [key, ev] : vendor_)
-        {
-            json::object cases;
-            if (const auto* b = ev.if_contains("baseline"); b && b->is_object())
-                if (const auto* list = b->get_object().if_contains("cases"); list && list->is_array())
-                    for (const auto& c : list->get_array())
-                        if (const auto* t = c.as_object().if_contains("timing"); t && t->is_object())
-                            cases[c.at("name").as_string()] = *t;
-            json::object entry{
-                {"name", ev.at("name")},
-                {"kind", ev.at("kind")},
-                {"math", ev.at("math")},
-                {"gpu", ev.at("gpu")},
-                {"case_median_us", ev.contains("case_median_us") ? ev.at("case_median_us") : json::object{}},
-                {"score_us", ev.contains("score_us") ? ev.at("score_us") : nullptr},
-                {"within_tolerance", ev.contains("within_tolerance") ? ev.at("within_tolerance") : nullptr},
-                {"max_abs_error", ev.contains("max_abs_error") ? ev.at("max_abs_error") : nullptr},
-                {"max_rel_error", ev.contains("max_rel_error") ? ev.at("max_rel_error") : nullptr},
-                {"cases", std::move(cases)}};
-            if (const auto* b = ev.if_contains("baseline"); b && b->is_object())
-                if (const auto* lib = b->get_object().if_contains("library"))
-                    entry["library"] = *lib;
-            out[key] = std::move(entry);
-        }
-        return out;
     }
 
     // ---- candidates ----
@@ -1143,26 +1000,12 @@ struct search_engine::impl : strategy_services
         return json::object{{"candidates", std::move(rows)}};
     }
 
-    /// Candidate files go to disk on a writer thread, in order, so that the search loop never
-    /// waits for the disk; the journal (written on this thread, one write(2) per event) is what
-    /// resume relies on. finish_files() waits for the writer.
     void in_background(std::function<void()> write, std::string what)
     {
-        auto job = [write = std::move(write), what = std::move(what)]
-        {
-            try
-            {
-                write();
-            }
-            catch (const std::exception& e)
-            {
-                log_warn("cannot write the files of " + what + ": " + e.what());
-            }
-        };
-        asio::post(files_, std::move(job));
+        files_.post(std::move(write), std::move(what));
     }
 
-    void finish_files() { files_.join(); }
+    void finish_files() { files_.finish(); }
 
     void write_history() const
     {
@@ -1195,192 +1038,58 @@ struct search_engine::impl : strategy_services
         return o;
     }
 
-    json::object baseline_json(const std::vector<baseline>& b) const
+    best_kernel_state best_state() const
     {
-        json::array per_gpu;
-        for (std::size_t g = 0; g < b.size(); ++g)
-            per_gpu.push_back(json::object{{"gpu", static_cast<int>(g)},
-                                           {"valid", b[g].valid},
-                                           {"score_us", opt_json(b[g].score)},
-                                           {"case_median_us", medians_json(b[g].medians)}});
-        return json::object{{"per_gpu", std::move(per_gpu)}};
+        return best_kernel_state{.run = run_,
+                                 .work = work_,
+                                 .records = records_,
+                                 .by_id = by_id_,
+                                 .best = best_,
+                                 .reference = ref_,
+                                 .initial = init_,
+                                 .initial_invalidated = initial_invalidated_,
+                                 .decision = decision_ ? &*decision_ : nullptr,
+                                 .no_candidate_survived = no_candidate_survived_,
+                                 .confirmation = confirmation_};
     }
 
-    json::object candidate_summary(const candidate_record& r) const
+    /// What summary.json is built from (search_summary.hpp).
+    search_summary_state summary_state() const
     {
-        return json::object{{"id", r.id()},
-                            {"branch", r.ec.branch},
-                            {"iteration", r.ec.iteration},
-                            {"score_us", r.ec.score_us},
-                            {"speedup_vs_reference", r.ec.speedup_vs_reference},
-                            {"speedup_vs_initial", r.ec.speedup_vs_initial},
-                            {"case_median_us", medians_json(r.ec.case_median_us)},
-                            {"gpu", r.gpu}};
-    }
-
-    /// best.cu / best.json and the winner part of the summary.
-    json::value write_best()
-    {
-        winner_inputs in;
-        if (decision_)
-            in.decision = &*decision_;
-        in.no_candidate_survived = no_candidate_survived_;
-        // Every candidate a confirmation invalidated, this session's and earlier ones'.
-        for (const auto& r : records_)
-            if (r.invalidated)
-                in.invalidated.push_back(
-                    confirmation_failure{r.id(), r.ec.failure_kind, "", r.ec.failure_message});
-        if (best_)
-            in.search_best = records_[*best_].id();
-        in.initial_valid = !init_.empty() && init_[0].valid && !initial_invalidated_;
-        if (const auto* sk = confirmation_.if_contains("skipped"); sk && sk->is_string())
-            in.skipped = std::string(sk->get_string());
-        const auto choice = choose_winner(in);
-        best_note_ = choice.note;
-        const auto winner = choice.winner;
-        const std::string decided_by = choice.decided_by;
-        winner_ = winner;
-        if (!winner)
-        {
-            // A resumed run that had a winner before must not keep its stale best.cu.
-            std::error_code ec;
-            std::filesystem::remove(run_.path() / "best.cu", ec);
-            std::filesystem::remove(run_.path() / "best.json", ec);
-            return nullptr;
-        }
-
-        candidate cand;
-        json::object w{{"id", *winner}, {"decided_by", decided_by}, {"source_file", "best.cu"}};
-        if (*winner == "initial")
-        {
-            cand = candidate::from_kernel(*work_.initial);
-            w["score_us"] = opt_json(init_[0].score);
-            w["speedup_vs_reference"] = opt_json(geomean_speedup(ref_[0].medians, init_[0].medians));
-            w["speedup_vs_initial"] = 1.0;
-        }
-        else
-        {
-            const auto& rec = records_[by_id_.at(*winner)];
-            cand = rec.ec.cand;
-            w = json::object{{"id", *winner}, {"decided_by", decided_by}, {"source_file", "best.cu"}};
-            for (auto& kv : candidate_summary(rec))
-                w[kv.key()] = kv.value();
-            w["rationale"] = rec.ec.rationale;
-            w["parent"] = opt_json(rec.ec.parent);
-        }
-        w["confirmed"] = choice.confirmed;
-        if (decision_)
-            for (const auto& e : decision_->entries)
-                if (e.key == *winner)
-                    w["confirmation"] = json::object{{"score_us", e.score_us},
-                                                     {"speedup_vs_reference", e.speedup_vs_reference},
-                                                     {"speedup_vs_initial", e.speedup_vs_initial},
-                                                     {"case_median_us", medians_json(e.medians)}};
-        // best.json doubles as the sidecar of best.cu for --initial-kernel: entry and launch plan
-        // at the top level.
-        json::object best = w;
-        const auto cand_json = cand.to_json();
-        for (auto& kv : cand_json.as_object())
-            if (kv.key() != "source")
-                best[kv.key()] = kv.value();
-        try
-        {
-            run_.write_text("best.cu", cand.source);
-            run_.write_json("best.json", best);
-        }
-        catch (const std::exception& e)
-        {
-            log_warn(std::string("cannot write best.cu: ") + e.what());
-        }
-        return w;
-    }
-
-    json::object summary(const search_result& res, double wall)
-    {
-        json::object failures;
-        int valid = 0, invalid = 0, pending = 0, invalidated = 0;
-        for (const auto& r : records_)
-        {
-            invalidated += r.invalidated ? 1 : 0;
-            if (!r.evaluated)
-                ++pending;
-            else if (r.ec.valid)
-                ++valid;
-            else
-            {
-                ++invalid;
-                auto& n = failures[r.ec.failure_kind];
-                n = (n.is_int64() ? n.get_int64() : 0) + 1;
-            }
-        }
-        json::array gpus;
-        double busy_total = 0;
+        search_summary_state st{.run_name = run_.name(),
+                                .workload_name = work_.name,
+                                .opts = opts_,
+                                .records = records_,
+                                .evaluated = history_.size(),
+                                .best = best_,
+                                .reference = ref_,
+                                .initial = init_,
+                                .has_initial = work_.initial.has_value(),
+                                .vendor = vendor_,
+                                .vendor_unavailable = vendor_skipped_,
+                                .budget = budget_,
+                                .current_iteration = sched_.current_iteration(),
+                                .candidates_started = sched_.candidates_started(),
+                                .branch_stopped = {},
+                                .gpus = {},
+                                .resumed = resumed_,
+                                .best_json = best_json_,
+                                .best_note = best_note_,
+                                .confirmation = confirmation_};
+        for (int b = 0; b < opts_.branches; ++b)
+            st.branch_stopped.push_back(
+                sched_.branch_active(b) ? std::nullopt : std::optional(sched_.branch_stop_reason(b)));
         for (int g = 0; g < backend_.gpu_count(); ++g)
         {
-            const auto st = backend_.status(g);
-            busy_total += st.busy_seconds;
-            json::value name = nullptr;
+            const auto status = backend_.status(g);
+            gpu_summary gs;
+            gs.busy_seconds = status.busy_seconds;
+            gs.restarts = status.restarts;
             if (const auto* n = backend_.device_info(g).if_contains("name"))
-                name = *n;
-            gpus.push_back(
-                json::object{{"index", g},
-                             {"name", name},
-                             {"busy_seconds", st.busy_seconds},
-                             {"busy_fraction", wall > 0 ? std::min(1.0, st.busy_seconds / wall) : 0.0},
-                             {"restarts", st.restarts}});
+                gs.name = *n;
+            st.gpus.push_back(std::move(gs));
         }
-        json::array branches;
-        for (int b = 0; b < opts_.branches; ++b)
-        {
-            int n = 0;
-            for (const auto& r : records_)
-                n += r.ec.branch == b ? 1 : 0;
-            branches.push_back(
-                json::object{{"branch", b},
-                             {"candidates", n},
-                             {"stopped",
-                              sched_.branch_active(b) ? json::value(nullptr)
-                                                      : json::value(sched_.branch_stop_reason(b))}});
-        }
-        int iterations = opts_.async ? 0 : sched_.current_iteration() - 1;
-        if (opts_.async)
-            for (const auto& r : records_)
-                iterations = std::max(iterations, r.ec.iteration);
-        return json::object{
-            {"run", run_.name()},
-            {"workload", work_.name},
-            {"status", res.status},
-            {"stop_reason", res.stop_reason},
-            {"error", res.error.empty() ? json::value(nullptr) : json::value(res.error)},
-            {"exit_code", res.exit_code},
-            {"resumed", resumed_},
-            {"best", best_json_},
-            {"best_note", best_note_.empty() ? json::value(nullptr) : json::value(best_note_)},
-            {"best_search", best_ ? json::value(candidate_summary(records_[*best_])) : json::value(nullptr)},
-            {"reference", baseline_json(ref_)},
-            {"initial", work_.initial ? json::value(baseline_json(init_)) : json::value(nullptr)},
-            {"baselines", vendor_summary()},
-            {"baselines_unavailable", vendor_skipped_},
-            {"candidates",
-             json::object{{"proposed", static_cast<int>(records_.size())},
-                          {"evaluated", static_cast<int>(history_.size())},
-                          {"valid", valid},
-                          {"invalid", invalid},
-                          {"pending", pending},
-                          {"invalidated_by_confirmation", invalidated},
-                          {"failures", std::move(failures)}}},
-            {"iterations_finished", iterations},
-            {"budgets", budget_.to_json(iterations, sched_.candidates_started(), wall)},
-            {"tokens", to_json(budget_.usage())},
-            {"cost_usd", budget_.usage().cost_usd},
-            {"wall_seconds", wall},
-            {"gpus", std::move(gpus)},
-            {"gpu_busy_fraction",
-             wall > 0 && backend_.gpu_count() > 0 ? std::min(1.0, busy_total / (wall * backend_.gpu_count()))
-                                                  : 0.0},
-            {"confirmation", confirmation_},
-            {"branches", std::move(branches)},
-            {"options", opts_.to_json()}};
+        return st;
     }
 
     asio::awaitable<search_result> run(std::optional<replayed_run> resume)
@@ -1507,11 +1216,15 @@ struct search_engine::impl : strategy_services
             confirmation_ = json::object{{"skipped", "run " + res.status}};
 
         finish_files();
-        best_json_ = write_best();
+        auto best = write_best(best_state());
+        best_json_ = std::move(best.json);
+        best_note_ = std::move(best.note);
+        winner_ = best.winner;
         res.winner = winner_;
         write_history();
         const double wall = seconds(clock_.now() - t_start_);
-        res.summary = summary(res, wall);
+        res.summary = summary(
+            summary_state(), search_outcome{res.status, res.stop_reason, res.error, res.exit_code}, wall);
         try
         {
             run_.write_json("summary.json", res.summary);
@@ -1548,8 +1261,8 @@ struct search_engine::impl : strategy_services
     asio::experimental::channel<void(boost::system::error_code)> wake_;
 
     std::string arch_ = "sm_90";
-    std::vector<baseline> ref_;
-    std::vector<baseline> init_;
+    std::vector<kernel_baseline> ref_;
+    std::vector<kernel_baseline> init_;
     std::map<std::string, json::object> vendor_;  ///< key -> journal event of a timed baseline.
     json::object vendor_skipped_;                 ///< key -> {kind, message}: not timed.
     std::deque<candidate_record> records_;        ///< Proposal order; stable addresses.
@@ -1569,7 +1282,7 @@ struct search_engine::impl : strategy_services
     std::shared_ptr<asio::cancellation_signal> grace_signal_;
     clock_source::duration t_start_{};
 
-    asio::thread_pool files_{1};
+    background_writer files_;  ///< Candidate files, history.json (background_writer.hpp).
     std::optional<confirmation_decision> decision_;  ///< The last confirmation attempt's.
     bool no_candidate_survived_ = false;
     bool initial_invalidated_ = false;

@@ -16,6 +16,7 @@
 #include "engine/search/clock.hpp"
 #include "engine/search/evaluation_backend.hpp"
 #include "engine/search/progress.hpp"
+#include "engine/search/search_options.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
@@ -29,25 +30,6 @@
 
 namespace warpsmith
 {
-
-struct search_options
-{
-    int branches = 1;    ///< --branches B, or N of --async N.
-    bool async = false;  ///< --async: no iteration barrier.
-    budget_limits budgets;
-    double grace_seconds = 30;  ///< In-flight work after a stop, then it is cancelled.
-    int confirm_top = 3;        ///< 0: no confirmation.
-    int confirm_rounds = 30;
-    timing_options timing;
-    int max_repairs = 2;            ///< Consecutive repairs of a branch's invalid candidates.
-    int max_strategy_failures = 3;  ///< Consecutive strategy exceptions that stop a branch.
-    std::uint64_t hidden_seed = 0;
-
-    boost::json::object to_json() const;
-    /// Reads what to_json() wrote (run.json "config.search", for --resume); user_error naming
-    /// origin on a malformed field. Missing fields keep their defaults.
-    static search_options from_json(const boost::json::value& v, std::string_view origin);
-};
 
 struct search_result
 {

@@ -1,0 +1,38 @@
+#pragma once
+
+// The settings of one search (docs/engine.md): branches, budgets, grace period, confirmation,
+// timing, repairs; written to run.json "config.search" and read back for --resume.
+
+#include "engine/executors/gpu_executor.hpp"  // timing_options
+#include "engine/search/budget.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace warpsmith
+{
+
+struct search_options
+{
+    int branches = 1;    ///< --branches B, or N of --async N.
+    bool async = false;  ///< --async: no iteration barrier.
+    budget_limits budgets;
+    double grace_seconds = 30;  ///< In-flight work after a stop, then it is cancelled.
+    int confirm_top = 3;        ///< 0: no confirmation.
+    int confirm_rounds = 30;
+    timing_options timing;
+    int max_repairs = 2;            ///< Consecutive repairs of a branch's invalid candidates.
+    int max_strategy_failures = 3;  ///< Consecutive strategy exceptions that stop a branch.
+    std::uint64_t hidden_seed = 0;
+
+    boost::json::object to_json() const;
+    /// Reads what to_json() wrote (run.json "config.search", for --resume); user_error naming
+    /// origin on a malformed field. Missing fields keep their defaults.
+    static search_options from_json(const boost::json::value& v, std::string_view origin);
+};
+
+}  // namespace warpsmith
