@@ -75,6 +75,16 @@ struct evaluated_candidate
     boost::json::value result;                     ///< The full evaluation result (docs/worker-protocol.md).
 };
 
+/// An Nsight Compute profile of one candidate on one case (optimize --use-nsight, docs/nsight.md),
+/// as a model reads it.
+struct candidate_profile
+{
+    std::string candidate_id;  ///< "c0007"
+    std::string case_name;
+    bool ok = false;
+    std::string text;  ///< The summary for the model when ok; otherwise why there is none (one line).
+};
+
 /// Read-only state of the search, owned by the engine; valid during the call it is passed to.
 struct search_view
 {
@@ -86,6 +96,10 @@ struct search_view
     std::map<std::string, double> initial_median_us;            ///< Empty without an initial kernel.
     int iteration = 0;
     int branches = 1;
+    /// With --use-nsight: the profile of `best` on the largest performance case, else the newest
+    /// profile of an earlier best (candidate_id says whose); the round's feedback carries it.
+    /// Null when none was taken.
+    const candidate_profile* best_profile = nullptr;
 };
 
 /// Services a strategy may use while proposing (the model's tools are built on these).
@@ -99,6 +113,19 @@ public:
     virtual bool record_usage(int branch, const token_usage& usage) = 0;
     /// The run directory's llm/ folder, for request/response records.
     virtual std::string llm_record_dir() const = 0;
+    /// Whether profile() can run (optimize --use-nsight); the model's profile tool exists only then.
+    virtual bool can_profile() const { return false; }
+    /// Profiles candidate `id` (of this run, valid) on `case_name` (empty: the largest performance
+    /// case) under Nsight Compute, within the run's profile budget. A refusal or failure is a
+    /// value (ok false, one line). Completes on the io_context.
+    virtual boost::asio::awaitable<candidate_profile> profile(std::string id, std::string case_name)
+    {
+        candidate_profile p;
+        p.candidate_id = std::move(id);
+        p.case_name = std::move(case_name);
+        p.text = "profiling is off for this run (optimize --use-nsight turns it on)";
+        co_return p;
+    }
 };
 
 /// One call of propose().

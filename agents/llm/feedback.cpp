@@ -292,6 +292,12 @@ std::string render_user_prompt(const feedback_input& in)
                              : "")
           << "\n"
           << render_candidate(*in.best, in, parent_is_best || in.mode == proposal_mode::start);
+    if (!in.best_profile.empty())
+        o << "\n## "
+          << (in.best && in.best->id == in.best_profile_id ? "Profile of the current best ("
+                                                           : "Profile of an earlier best (")
+          << in.best_profile_id << ")\n"
+          << in.best_profile;
 
     if (in.mode == proposal_mode::repair && in.repair_of)
         o << "\n## Your invalid candidate (to repair)\n" << render_candidate(*in.repair_of, in, true);

@@ -45,6 +45,8 @@ struct feedback_input
     int iteration = 0;
     int branches = 1;
     std::optional<evaluated_candidate> best;
+    std::string best_profile;     ///< --use-nsight: Nsight Compute summary of the best, when taken.
+    std::string best_profile_id;  ///< Whose profile it is (an earlier best when the best just changed).
     std::optional<evaluated_candidate> parent;         ///< The candidate to improve (may be the best).
     std::optional<evaluated_candidate> second_parent;  ///< crossover
     std::optional<evaluated_candidate> repair_of;      ///< repair

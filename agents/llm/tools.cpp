@@ -33,7 +33,7 @@ std::string error_result(const std::string& message)
 
 }  // namespace
 
-std::vector<tool_definition> kernel_tool_definitions(bool nvidia_docs)
+std::vector<tool_definition> kernel_tool_definitions(bool nvidia_docs, bool profile)
 {
     std::vector<tool_definition> out;
     out.push_back(
@@ -74,6 +74,21 @@ std::vector<tool_definition> kernel_tool_definitions(bool nvidia_docs)
              "NVIDIA guidance notes on CUDA optimization for Hopper (H100/H200). Call with topic \"index\" "
              "for the list of topics.",
              object_schema(json::object{{"topic", json::object{{"type", "string"}}}}, json::array{"topic"})});
+    if (profile)
+        out.push_back(
+            {"profile",
+             "Nsight Compute hardware counters of one valid candidate of this search on one performance "
+             "case: "
+             "speed-of-light compute and memory %, DRAM/L2/L1 throughput and hit rates, achieved and "
+             "theoretical occupancy and what limits it, registers, spills, the top warp-stall reasons and "
+             "Nsight Compute's own hints. Profiles are limited per run; each takes a few seconds.",
+             object_schema(
+                 json::object{
+                     {"id", json::object{{"type", "string"}, {"description", "Candidate id, e.g. c0007."}}},
+                     {"case",
+                      json::object{{"type", "string"},
+                                   {"description", "A performance case; empty for the largest."}}}},
+                 json::array{"id", "case"})});
     return out;
 }
 
@@ -288,6 +303,18 @@ boost::asio::awaitable<std::string> kernel_tools::execute(const tool_call& call)
                                                {"entries", std::move(entries)},
                                                {"resources", out.resources.to_json()},
                                                {"log", log_excerpt(out.log)}});
+    }
+
+    if (call.name == "profile" && ctx_.profile && ctx_.services)
+    {
+        const auto id = str("id");
+        if (!id)
+            co_return error_result("profile needs id (a candidate id such as c0007)");
+        candidate_profile p = co_await ctx_.services->profile(*id, str("case").value_or(""));
+        if (!p.ok)
+            co_return error_result(p.text);
+        co_return json::serialize(
+            json::object{{"id", p.candidate_id}, {"case", p.case_name}, {"profile", p.text}});
     }
 
     if (call.name == "nvidia_docs" && ctx_.nvidia_docs)

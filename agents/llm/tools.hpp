@@ -9,6 +9,8 @@
 //   history {id}                              an earlier candidate: source, launch plan, per-case
 //                                             times, speedup, failure, resources
 //   nvidia_docs {topic}                       (when enabled) the guidance notes in docs/guidance/
+//   profile {id, case?}                       (optimize --use-nsight) Nsight Compute counters of a
+//                                             valid candidate on one case (docs/nsight.md)
 // Arguments that are not valid JSON, or miss a field, give an {"error": "..."} result the model
 // can read; a tool never throws for the model's mistakes. Definitions and argument handling are
 // plain functions; only compile awaits (strategy_services::compile).
@@ -37,7 +39,7 @@ public:
     virtual boost::asio::awaitable<std::string> execute(const tool_call& call) = 0;
 };
 
-std::vector<tool_definition> kernel_tool_definitions(bool nvidia_docs);
+std::vector<tool_definition> kernel_tool_definitions(bool nvidia_docs, bool profile = false);
 
 /// A short JSON summary of `warpsmith device-info` for prompts and the gpu_properties tool.
 boost::json::object device_summary(const boost::json::object& device);
@@ -64,6 +66,7 @@ struct kernel_tools_context
     std::string arch;                       ///< "" -> the engine decides.
     bool nvidia_docs = false;
     std::filesystem::path guidance_dir;
+    bool profile = false;  ///< The profile tool (services->can_profile()).
 };
 
 class kernel_tools final : public tool_executor
@@ -72,7 +75,7 @@ public:
     explicit kernel_tools(kernel_tools_context ctx) : ctx_(std::move(ctx)) {}
     std::vector<tool_definition> definitions() const override
     {
-        return kernel_tool_definitions(ctx_.nvidia_docs);
+        return kernel_tool_definitions(ctx_.nvidia_docs, ctx_.profile);
     }
     boost::asio::awaitable<std::string> execute(const tool_call& call) override;
 

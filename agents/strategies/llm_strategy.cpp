@@ -114,6 +114,11 @@ llm::feedback_input llm_strategy::feedback_for(const proposal_context& ctx, cons
         in.repair_of = *ctx.repair_of;
     if (ctx.view.best)
         in.best = *ctx.view.best;
+    if (ctx.view.best_profile && ctx.view.best_profile->ok)
+    {
+        in.best_profile = ctx.view.best_profile->text;
+        in.best_profile_id = ctx.view.best_profile->candidate_id;
+    }
     else if (auto v = valid_by_score(); !v.empty())
         in.best = *v.front();
     in.structured = client_->structured_output();
@@ -183,6 +188,7 @@ asio::awaitable<std::optional<proposal>> llm_strategy::propose(proposal_context 
     tctx.services = ctx.services;
     tctx.nvidia_docs = opts_.nvidia_docs;
     tctx.guidance_dir = opts_.guidance_dir;
+    tctx.profile = ctx.services && ctx.services->can_profile();
     llm::kernel_tools tools(std::move(tctx));
 
     std::optional<proposal> accepted;

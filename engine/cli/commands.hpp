@@ -23,6 +23,7 @@ void add_run_command(CLI::App& app);               ///< run_command.cpp
 void add_optimize_command(CLI::App& app);          ///< optimize_command.cpp
 void add_tune_command(CLI::App& app);              ///< tune_command.cpp
 void add_report_command(CLI::App& app);            ///< report_command.cpp
+void add_profile_command(CLI::App& app);           ///< profile_command.cpp
 void add_bench_strategies_command(CLI::App& app);  ///< bench_strategies_command.cpp
 
 }  // namespace warpsmith

@@ -6,6 +6,7 @@
 #include "engine/cli/cli_app.hpp"
 #include "engine/cli/commands.hpp"
 #include "engine/cli/eval_session.hpp"
+#include "engine/cli/kernel_args.hpp"
 #include "engine/cli/kernel_entry.hpp"
 #include "engine/cli/replay_request.hpp"
 #include "engine/cli/timing_args.hpp"
@@ -39,11 +40,7 @@ namespace
 struct eval_args
 {
     std::string workload_path;
-    std::string kernel;
-    std::string entry;
-    std::string launch;
-    std::vector<std::string> defines;
-    std::vector<std::string> options;
+    kernel_args kernel;
     int device = 0;
     std::string arch;
     timing_args timing;
@@ -69,90 +66,12 @@ struct eval_plan
     std::filesystem::path sanitizer;       ///< compute-sanitizer, when sanitize is not empty.
 };
 
-std::map<std::string, std::int64_t> parse_defines(const std::vector<std::string>& defines)
-{
-    std::map<std::string, std::int64_t> out;
-    for (const auto& d : defines)
-    {
-        auto eq = d.find('=');
-        std::string name = d.substr(0, eq);
-        std::string value = eq == std::string::npos ? "1" : d.substr(eq + 1);
-        if (name.empty())
-            throw user_error("-D " + d + ": expected NAME=V");
-        try
-        {
-            std::size_t used = 0;
-            long long v = std::stoll(value, &used, 0);
-            if (used != value.size())
-                throw std::invalid_argument(value);
-            out[name] = v;
-        }
-        catch (const std::exception&)
-        {
-            throw user_error("-D " + d +
-                             ": the value must be an integer (defines are visible to launch expressions)");
-        }
-    }
-    return out;
-}
-
-/// --launch PLAN.json: a launch plan {"grid", "block", "shared_bytes"}, or {"launch": plan,
-/// "overrides": {case: plan}, "defines": {...}}.
-void apply_launch_file(candidate& cand, const std::string& path)
-{
-    json::value v = read_json_file(path);
-    if (!v.is_object())
-        throw user_error(path + ": expected a JSON object (a launch plan)");
-    const auto& o = v.get_object();
-    if (!o.contains("launch"))
-    {
-        cand.launch = launch_plan::from_json(v, path);
-        return;
-    }
-    cand.launch = launch_plan::from_json(o.at("launch"), path + ": launch");
-    if (const json::value* ov = o.if_contains("overrides"))
-    {
-        if (!ov->is_object())
-            throw user_error(path + ": 'overrides' must be an object of case name -> launch plan");
-        for (const auto& kv : ov->get_object())
-            cand.overrides[std::string(kv.key())] =
-                launch_plan::from_json(kv.value(), path + ": overrides." + std::string(kv.key()));
-    }
-    if (const json::value* dv = o.if_contains("defines"))
-    {
-        if (!dv->is_object())
-            throw user_error(path + ": 'defines' must be an object of name -> integer");
-        for (const auto& kv : dv->get_object())
-        {
-            if (!kv.value().is_int64())
-                throw user_error(path + ": defines." + std::string(kv.key()) + " must be an integer");
-            cand.defines[std::string(kv.key())] = kv.value().get_int64();
-        }
-    }
-}
-
 eval_plan make_plan(const eval_args& a)
 {
     eval_plan p;
     p.w = workload::load(a.workload_path);
-    p.cand.source = read_text_file(a.kernel);
-    p.cand.entry = choose_entry(p.cand.source,
-                                a.entry.empty() ? std::nullopt : std::optional<std::string>(a.entry),
-                                a.kernel,
-                                p.w.sig.entry);
-    // The workload's initial kernel comes with its own launch plan; any other kernel defaults to
-    // the workload's launch.
-    p.cand.launch = p.w.initial && p.w.initial->source == p.cand.source ? p.w.initial->launch : p.w.launch;
-    if (!a.launch.empty())
-        apply_launch_file(p.cand, a.launch);
-    for (auto& [k, v] : parse_defines(a.defines))
-        p.cand.defines[k] = v;
-    p.cand.options = a.options;
-    if (std::string problem = p.cand.validate(p.w); !problem.empty())
-        throw user_error(a.kernel + ": " + problem);
-    p.name = fs::path(a.kernel).stem().string();
-    if (p.name.empty() || p.name == "reference" || p.name == "initial")
-        p.name = "candidate";
+    p.cand = a.kernel.make_candidate(p.w);
+    p.name = a.kernel.candidate_name();
     p.timing = a.timing.options();
     p.hidden_seed = a.hidden_seed ? *a.hidden_seed : random_hidden_seed();
     p.session.device = a.device;
@@ -369,19 +288,7 @@ void add_eval_command(CLI::App& app)
         app.add_subcommand("eval", "Validate and time one kernel on a workload, next to its reference");
     cmd->add_option("WORKLOAD", args->workload_path, "Workload directory (with workload.json) or JSON file")
         ->required();
-    cmd->add_option("--kernel", args->kernel, "The kernel to evaluate (CUDA source)")->required();
-    cmd->add_option("--entry",
-                    args->entry,
-                    "Entry point (default: the only extern \"C\" __global__ function, else the workload's)");
-    cmd->add_option(
-        "--launch",
-        args->launch,
-        "Launch plan JSON {grid, block, shared_bytes}, or {launch, overrides, defines} "
-        "(default: the workload's launch; the initial kernel's own launch for the initial kernel)");
-    cmd->add_option(
-        "-D,--define", args->defines, "Integer define NAME=V, also visible to launch expressions");
-    cmd->add_option(
-        "--option", args->options, "Allow-listed NVRTC option (repeatable; --option=--use_fast_math)");
+    args->kernel.add_to(*cmd, "The kernel to evaluate (CUDA source)");
     cmd->add_option("--device", args->device, "CUDA device index (default 0)")->check(CLI::NonNegativeNumber);
     cmd->add_option("--arch", args->arch, "Compile for this architecture (default: the device's)");
     args->timing.add_to(*cmd);

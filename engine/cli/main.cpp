@@ -17,6 +17,7 @@ int main(int argc, char** argv)
         warpsmith::add_optimize_command(app);
         warpsmith::add_tune_command(app);
         warpsmith::add_report_command(app);
+        warpsmith::add_profile_command(app);
         warpsmith::add_bench_strategies_command(app);
     };
     return warpsmith::cli_main(argc, argv, add_commands);

@@ -74,6 +74,43 @@ json::object candidate_json(const evaluate_request& req)
     return o;
 }
 
+}  // namespace
+
+json::object evaluate_message(const evaluate_request& req)
+{
+    json::object msg;
+    msg["op"] = "evaluate";
+    msg["name"] = req.name;
+    msg["candidate"] = candidate_json(req);
+    msg["timing"] = req.timing.to_json();
+    msg["validate_only"] = req.validate_only;
+    if (!req.cases.empty())
+    {
+        json::array cases;
+        for (const auto& c : req.cases)
+            cases.emplace_back(c);
+        msg["cases"] = std::move(cases);
+    }
+    if (req.profile_case)
+        msg["profile_case"] = *req.profile_case;
+    return msg;
+}
+
+json::object load_workload_message(const json::value& workload,
+                                   std::uint64_t hidden_seed,
+                                   std::chrono::milliseconds launch_timeout)
+{
+    json::object req;
+    req["op"] = "load_workload";
+    req["workload"] = workload;
+    req["hidden_seed"] = hidden_seed;
+    req["launch_timeout_ms"] = launch_timeout.count();
+    return req;
+}
+
+namespace
+{
+
 /// An evaluation result for a candidate the worker could not report on itself.
 json::object synthesized_result(std::string_view kind, const std::string& message, double eval_ms)
 {
@@ -188,11 +225,7 @@ struct gpu_executor::impl
 
     asio::awaitable<json::object> send_load()
     {
-        json::object req;
-        req["op"] = "load_workload";
-        req["workload"] = *workload_json;
-        req["hidden_seed"] = hidden_seed;
-        req["launch_timeout_ms"] = opts.launch_timeout.count();
+        json::object req = load_workload_message(*workload_json, hidden_seed, opts.launch_timeout);
         double ms = 0;
         json::object resp;
         try
@@ -289,19 +322,7 @@ asio::awaitable<gpu_evaluation> gpu_executor::evaluate(evaluate_request req)
     auto& d = *impl_;
     gpu_evaluation out;
     out.device = d.device;
-    json::object msg;
-    msg["op"] = "evaluate";
-    msg["name"] = req.name;
-    msg["candidate"] = candidate_json(req);
-    msg["timing"] = req.timing.to_json();
-    msg["validate_only"] = req.validate_only;
-    if (!req.cases.empty())
-    {
-        json::array cases;
-        for (const auto& c : req.cases)
-            cases.emplace_back(c);
-        msg["cases"] = std::move(cases);
-    }
+    json::object msg = evaluate_message(req);
 
     auto t_queue = steady::now();
     auto permit = co_await d.enter();
@@ -455,6 +476,27 @@ asio::awaitable<json::object> gpu_executor::device_info(bool measure)
     if (auto* dev = resp.if_contains("device"); dev && dev->is_object())
         co_return dev->as_object();
     throw user_error(d.label + ": device_info response carries no 'device'");
+}
+
+asio::awaitable<void> gpu_executor::exclusive(std::function<asio::awaitable<void>()> body)
+{
+    auto& d = *impl_;
+    auto permit = co_await d.enter();
+    const auto t0 = steady::now();
+    d.busy = true;
+    std::exception_ptr error;
+    try
+    {
+        co_await body();
+    }
+    catch (...)
+    {
+        error = std::current_exception();
+    }
+    d.busy = false;
+    d.busy_seconds += ms_since(t0) / 1000.0;
+    if (error)
+        std::rethrow_exception(error);
 }
 
 asio::awaitable<baseline_outcome> gpu_executor::baseline(baseline_request req)

@@ -20,6 +20,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -67,6 +68,9 @@ struct evaluate_request
     /// session's speedups are measured against, so a backend never answers it from measurements of
     /// earlier sessions (engine/search/cached_backend.hpp). The worker does not see it.
     bool session_baseline = false;
+    /// Under Nsight Compute only (docs/nsight.md): the case whose repeat validation run is the
+    /// profiled launch (protocol field "profile_case"). Requires validate_only in practice.
+    std::optional<std::string> profile_case;
 };
 
 struct gpu_evaluation
@@ -103,6 +107,14 @@ struct baseline_outcome
     bool worker_restarted = false;  ///< The worker died or lost its context and was restarted.
 };
 
+/// The protocol's evaluate message for a request (op, name, candidate, timing, cases, ...), without
+/// an id. A cubin from the compile pool replaces the source (the worker loads it as is).
+boost::json::object evaluate_message(const evaluate_request& req);
+/// The protocol's load_workload message.
+boost::json::object load_workload_message(const boost::json::value& workload,
+                                          std::uint64_t hidden_seed,
+                                          std::chrono::milliseconds launch_timeout);
+
 class gpu_executor
 {
 public:
@@ -131,6 +143,12 @@ public:
     /// for what the worker reports (ok: false, a crash, a hang: the worker is restarted); throws
     /// like evaluate() when the executor stops or a restart fails.
     boost::asio::awaitable<baseline_outcome> baseline(baseline_request req);
+    /// Runs `body` while holding this GPU, in FIFO order with the requests above: nothing this
+    /// executor serves runs on the GPU until it completes, and it waits for what runs now. A
+    /// profile under Nsight Compute (a second process on the same GPU, which serialises and slows
+    /// kernels) runs this way so that it never overlaps a timing. The time counts as busy.
+    /// Throws like evaluate() when stop() was called while it waited; exceptions of body propagate.
+    boost::asio::awaitable<void> exclusive(std::function<boost::asio::awaitable<void>()> body);
     /// Fails the queued requests (errc::cancelled), lets the running one finish, stops the worker.
     boost::asio::awaitable<void> stop();
 

@@ -87,6 +87,11 @@ asio::awaitable<baseline_outcome> cached_backend::baseline(int gpu, baseline_req
     co_return co_await inner_.baseline(gpu, std::move(request));
 }
 
+asio::awaitable<profile_outcome> cached_backend::profile(int gpu, profiler_options options, profile_job job)
+{
+    co_return co_await inner_.profile(gpu, std::move(options), std::move(job));
+}
+
 asio::awaitable<void> cached_backend::stop()
 {
     co_await inner_.stop();

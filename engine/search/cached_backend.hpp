@@ -43,6 +43,10 @@ public:
     boost::asio::awaitable<boost::json::object> time_interleaved(
         int gpu, std::vector<std::pair<std::string, evaluate_request>> entries, int rounds) override;
     boost::asio::awaitable<baseline_outcome> baseline(int gpu, baseline_request request) override;
+    /// Profiles are never cached: they go to the backend behind.
+    boost::asio::awaitable<profile_outcome> profile(int gpu,
+                                                    profiler_options options,
+                                                    profile_job job) override;
     boost::asio::awaitable<void> stop() override;
 
     int gpu_count() const override { return inner_.gpu_count(); }

@@ -11,6 +11,7 @@
 // their own as well.
 
 #include "engine/executors/gpu_executor.hpp"
+#include "engine/profile/profiler.hpp"
 #include "harness/compile/compile_request.hpp"
 #include "harness/workload/workload.hpp"
 
@@ -56,6 +57,13 @@ public:
     /// (no cuBLAS, a backend without vendor libraries) is an outcome with available == false,
     /// never an exception. The default is such a backend.
     virtual boost::asio::awaitable<baseline_outcome> baseline(int gpu, baseline_request request);
+    /// Profiles one compiled candidate under Nsight Compute on one GPU (engine/profile), holding
+    /// that GPU so that the profile overlaps no timing. job.w, launch and device are the backend's
+    /// (set here); the rest is the caller's. Never throws for what ncu or the candidate do (an
+    /// outcome with ok == false); the default is a backend that cannot profile.
+    virtual boost::asio::awaitable<profile_outcome> profile(int gpu,
+                                                            profiler_options options,
+                                                            profile_job job);
     /// Stops the workers (politely, then firmly).
     virtual boost::asio::awaitable<void> stop() = 0;
 
@@ -73,6 +81,17 @@ inline boost::asio::awaitable<baseline_outcome> evaluation_backend::baseline(int
     baseline_outcome out;
     out.error_kind = "no_baseline";
     out.message = "this backend cannot time vendor baselines (" + request.name + ")";
+    co_return out;
+}
+
+inline boost::asio::awaitable<profile_outcome> evaluation_backend::profile(int,
+                                                                           profiler_options,
+                                                                           profile_job job)
+{
+    profile_outcome out;
+    out.error_kind = "unsupported";
+    out.message = "this backend cannot profile (--use-nsight needs real GPU workers)";
+    out.case_name = job.case_name;
     co_return out;
 }
 

@@ -62,6 +62,8 @@ asio::awaitable<void> executor_backend::start_one(int gpu, const workload& w, st
 
 asio::awaitable<void> executor_backend::start(const workload& w, std::uint64_t hidden_seed)
 {
+    workload_ = &w;
+    hidden_seed_ = hidden_seed;
     auto ex = co_await asio::this_coro::executor;
     using op_type = decltype(asio::co_spawn(ex, start_one(0, w, 0), asio::deferred));
     std::vector<op_type> ops;
@@ -94,6 +96,21 @@ asio::awaitable<json::object> executor_backend::time_interleaved(
 asio::awaitable<baseline_outcome> executor_backend::baseline(int gpu, baseline_request request)
 {
     co_return co_await gpus_.at(gpu)->baseline(std::move(request));
+}
+
+asio::awaitable<profile_outcome> executor_backend::profile(int gpu, profiler_options options, profile_job job)
+{
+    job.w = workload_;
+    job.hidden_seed = hidden_seed_;
+    job.launch = opts_.launch;
+    job.device = opts_.devices.at(gpu);
+    options.launch_timeout = opts_.gpu.launch_timeout;
+    profile_outcome out;
+    // Held like an evaluation: the GPU's queue waits while ncu runs its own worker on it.
+    auto body = [&]() -> asio::awaitable<void>
+    { out = co_await run_profile(co_await asio::this_coro::executor, options, std::move(job)); };
+    co_await gpus_.at(gpu)->exclusive(body);
+    co_return out;
 }
 
 asio::awaitable<void> executor_backend::stop()

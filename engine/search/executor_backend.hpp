@@ -43,6 +43,9 @@ public:
     boost::asio::awaitable<boost::json::object> time_interleaved(
         int gpu, std::vector<std::pair<std::string, evaluate_request>> entries, int rounds) override;
     boost::asio::awaitable<baseline_outcome> baseline(int gpu, baseline_request request) override;
+    boost::asio::awaitable<profile_outcome> profile(int gpu,
+                                                    profiler_options options,
+                                                    profile_job job) override;
     boost::asio::awaitable<void> stop() override;
 
     int gpu_count() const override { return static_cast<int>(gpus_.size()); }
@@ -57,6 +60,8 @@ private:
     std::unique_ptr<compile_pool> pool_;
     std::vector<std::unique_ptr<gpu_executor>> gpus_;
     std::vector<boost::json::object> devices_;
+    const workload* workload_ = nullptr;
+    std::uint64_t hidden_seed_ = 0;
 };
 
 }  // namespace warpsmith

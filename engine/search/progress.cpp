@@ -66,7 +66,9 @@ json::object progress_snapshot::to_json() const
         {"best", best_id.empty() ? json::value(nullptr) : json::value(best_id)},
         {"usage", warpsmith::to_json(usage)},
         {"gpu_busy_fraction", gpu_busy_fraction},
-        {"elapsed_seconds", elapsed_seconds}};
+        {"elapsed_seconds", elapsed_seconds},
+        {"profiles", profiles},
+        {"profile_seconds", profile_seconds}};
 }
 
 std::string progress_snapshot::line() const
@@ -83,6 +85,8 @@ std::string progress_snapshot::line() const
     if (tokens > 0 || usage.cost_usd > 0)
         s += " | " + tokens_text(tokens) + " tok " + fmt("$%.2f", usage.cost_usd);
     s += " | GPU " + fmt("%.0f%%", 100 * gpu_busy_fraction);
+    if (profiles > 0)
+        s += " | " + std::to_string(profiles) + " profiles " + fmt("%.0f s", profile_seconds);
     s += " | " + fmt("%.0f s", elapsed_seconds);
     return s;
 }

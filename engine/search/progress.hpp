@@ -33,6 +33,8 @@ struct progress_snapshot
     token_usage usage;
     double gpu_busy_fraction = 0;
     double elapsed_seconds = 0;
+    int profiles = 0;            ///< --use-nsight: profiles taken so far.
+    double profile_seconds = 0;  ///< Their wall time (never part of a score).
 
     boost::json::object to_json() const;
     /// "it 3/5 | model 2 compile 1 queued 0 timing 1 | 12 evaluated, 10 valid | best 1.84x c0007 |

@@ -1,9 +1,11 @@
 #include "engine/search/search_engine.hpp"
 
+#include "engine/executors/async_semaphore.hpp"
 #include "engine/search/background_writer.hpp"
 #include "engine/search/best_kernel.hpp"
 #include "engine/search/confirmation.hpp"
 #include "engine/search/resource_pool.hpp"
+#include "engine/search/run_profiles.hpp"
 #include "engine/search/scoring.hpp"
 #include "engine/search/search_scheduler.hpp"
 #include "engine/search/search_summary.hpp"
@@ -120,7 +122,9 @@ struct search_engine::impl : strategy_services
                                   opts_.max_strategy_failures}),
           budget_(opts_.budgets),
           gpus_(ioc.get_executor(), std::max(1, backend.gpu_count())),
-          wake_(ioc.get_executor(), 1)
+          wake_(ioc.get_executor(), 1),
+          profiles_(opts_.nsight, run.path() / "profiles"),
+          profile_gate_(ioc.get_executor(), 1)
     {
     }
 
@@ -144,6 +148,80 @@ struct search_engine::impl : strategy_services
     }
 
     std::string llm_record_dir() const override { return run_.llm_dir().string(); }
+
+    bool can_profile() const override { return profiles_.enabled(); }
+
+    /// One profile at a time (they hold a GPU each and share the budget); a profile already taken
+    /// is answered from the books, and a replay answers from the recorded run's profiles.
+    asio::awaitable<candidate_profile> profile(std::string id, std::string case_name) override
+    {
+        if (!profiles_.enabled())
+            co_return run_profiles::refusal(
+                id, case_name, "profiling is off for this run (optimize --use-nsight turns it on)");
+        if (case_name.empty())
+            case_name = largest_performance_case(work_);
+        if (!work_.find_case(case_name))
+            co_return run_profiles::refusal(
+                id, case_name, "'" + case_name + "' is not a case of this workload");
+        std::optional<std::size_t> idx;
+        for (std::size_t i = 0; i < records_.size(); ++i)
+            if (records_[i].id() == id)
+                idx = i;
+        if (!idx || !records_[*idx].evaluated || !records_[*idx].ec.valid)
+            co_return run_profiles::refusal(
+                id,
+                case_name,
+                id + " is not a valid evaluated candidate of this run; only those can be profiled");
+        co_await profile_gate_.acquire();
+        async_semaphore::permit permit(profile_gate_);
+        if (const candidate_profile* done = profiles_.find(id, case_name))
+            co_return *done;
+        if (std::optional<profile_outcome> rec = profiles_.recorded(id, case_name))
+            co_return profiles_.record(id, *rec, true);
+        if (opts_.nsight.recorded_profiles)
+            co_return run_profiles::refusal(
+                id, case_name, "the recorded run has no profile of " + id + " on " + case_name);
+        const int iteration = opts_.async ? static_cast<int>(history_.size()) / std::max(1, opts_.branches)
+                                          : sched_.current_iteration();
+        if (!profiles_.allowed(iteration))
+            co_return run_profiles::refusal(
+                id, case_name, "the profile budget of this run is spent (--profile-budget)");
+        // The cubin was dropped after timing; the compile cache makes this cheap.
+        compile_output compiled =
+            co_await backend_.compile(compile_request_for(records_[*idx].ec.cand, arch_));
+        profile_job job;
+        job.request.name = id;
+        job.request.cand = records_[*idx].ec.cand;
+        job.request.cubin = std::move(compiled.cubin);
+        job.request.local_memory = compiled.local_memory;
+        job.case_name = case_name;
+        job.output_base = profiles_.output_base(id, case_name);
+        job.spill_stores_bytes = compiled.resources.spill_stores_bytes;
+        job.spill_loads_bytes = compiled.resources.spill_loads_bytes;
+        // Held like an evaluation: no timing runs on this GPU while ncu does.
+        const int gpu = co_await gpus_.acquire();
+        profile_outcome outcome;
+        try
+        {
+            outcome = co_await backend_.profile(gpu, opts_.nsight.profiler, std::move(job));
+        }
+        catch (...)
+        {
+            gpus_.release(gpu, 0);
+            throw;
+        }
+        gpus_.release(gpu, 0);
+        if (!outcome.ok)
+            log_warn("profile of " + id + " on " + case_name + ": " + outcome.message);
+        const candidate_profile& p = profiles_.record(id, outcome, false);
+        journal(json::object{{"event", "profile"},
+                             {"id", id},
+                             {"case", case_name},
+                             {"ok", p.ok},
+                             {"message", outcome.message},
+                             {"wall_ms", outcome.wall_ms}});
+        co_return p;
+    }
 
     // ---- journal and progress ----
 
@@ -186,6 +264,8 @@ struct search_engine::impl : strategy_services
         s.usage = budget_.usage();
         s.elapsed_seconds = seconds(clock_.now() - t_start_);
         s.gpu_busy_fraction = busy_fraction();
+        s.profiles = profiles_.taken();
+        s.profile_seconds = profiles_.wall_seconds();
         return s;
     }
 
@@ -218,6 +298,15 @@ struct search_engine::impl : strategy_services
             v.initial_median_us = init_[0].medians;
         v.iteration = iteration;
         v.branches = opts_.branches;
+        if (best_ && profiles_.enabled())
+        {
+            // The best's own profile, else the newest one taken (of an earlier best: the best can
+            // change while a profile runs); the profile names its candidate.
+            const std::string c = largest_performance_case(work_);
+            v.best_profile = profiles_.find(records_[*best_].id(), c);
+            if (!v.best_profile || !v.best_profile->ok)
+                v.best_profile = profiles_.latest_ok(c);
+        }
         return v;
     }
 
@@ -591,6 +680,11 @@ struct search_engine::impl : strategy_services
     asio::awaitable<void> propose_pipeline(propose_action a, std::shared_ptr<pipeline_slot> slot)
     {
         // Spawned before a stop, started after it: do not call the strategy any more.
+        if (sched_.stopping())
+            co_return;
+        // --use-nsight: the round's feedback carries the profile of the best so far.
+        if (profiles_.enabled() && best_)
+            co_await profile(records_[*best_].id(), std::string());
         if (sched_.stopping())
             co_return;
         proposal_context ctx;
@@ -1225,6 +1319,8 @@ struct search_engine::impl : strategy_services
         const double wall = seconds(clock_.now() - t_start_);
         res.summary = summary(
             summary_state(), search_outcome{res.status, res.stop_reason, res.error, res.exit_code}, wall);
+        if (profiles_.enabled())
+            res.summary["profiles"] = profiles_.summary_json();
         try
         {
             run_.write_json("summary.json", res.summary);
@@ -1259,6 +1355,8 @@ struct search_engine::impl : strategy_services
     budget_tracker budget_;
     resource_pool gpus_;
     asio::experimental::channel<void(boost::system::error_code)> wake_;
+    run_profiles profiles_;
+    async_semaphore profile_gate_;
 
     std::string arch_ = "sm_90";
     std::vector<kernel_baseline> ref_;

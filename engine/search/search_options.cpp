@@ -2,6 +2,8 @@
 
 #include "harness/core/error.hpp"
 
+#include <boost/json/array.hpp>
+
 namespace warpsmith
 {
 
@@ -18,7 +20,20 @@ json::object search_options::to_json() const
                         {"timing", timing.to_json()},
                         {"max_repairs", max_repairs},
                         {"max_strategy_failures", max_strategy_failures},
-                        {"hidden_seed", hidden_seed}};
+                        {"hidden_seed", hidden_seed},
+                        {"nsight", nsight.to_json()}};
+}
+
+json::object nsight_options::to_json() const
+{
+    json::array sections;
+    for (const std::string& s : profiler.sections)
+        sections.emplace_back(s);
+    return json::object{{"enabled", enabled},
+                        {"budget", budget},
+                        {"ncu", profiler.ncu ? json::value(*profiler.ncu) : json::value(nullptr)},
+                        {"sections", std::move(sections)},
+                        {"timeout_ms", profiler.timeout.count()}};
 }
 
 search_options search_options::from_json(const json::value& v, std::string_view origin)
@@ -73,6 +88,24 @@ search_options search_options::from_json(const json::value& v, std::string_view 
     get_int(*obj, "confirm_rounds", o.confirm_rounds);
     get_int(*obj, "max_repairs", o.max_repairs);
     get_int(*obj, "max_strategy_failures", o.max_strategy_failures);
+    if (const auto* n = obj->if_contains("nsight"); n && n->is_object())
+    {
+        const json::object& no = n->get_object();
+        if (const auto* x = no.if_contains("enabled"); x && x->is_bool())
+            o.nsight.enabled = x->get_bool();
+        get_int(no, "budget", o.nsight.budget);
+        if (const auto* x = no.if_contains("ncu"); x && x->is_string())
+            o.nsight.profiler.ncu = std::string(x->get_string());
+        if (const auto* x = no.if_contains("sections"); x && x->is_array())
+            for (const json::value& s : x->get_array())
+            {
+                if (!s.is_string())
+                    throw bad("nsight.sections");
+                o.nsight.profiler.sections.emplace_back(s.get_string());
+            }
+        if (const auto* x = no.if_contains("timeout_ms"); x && x->is_int64())
+            o.nsight.profiler.timeout = std::chrono::milliseconds(x->get_int64());
+    }
     if (const auto* x = obj->if_contains("hidden_seed"))
     {
         if (!x->is_uint64() && !x->is_int64())

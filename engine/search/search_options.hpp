@@ -4,17 +4,34 @@
 // timing, repairs; written to run.json "config.search" and read back for --resume.
 
 #include "engine/executors/gpu_executor.hpp"  // timing_options
+#include "engine/profile/profiler.hpp"
 #include "engine/search/budget.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
 #include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace warpsmith
 {
+
+/// optimize --use-nsight (docs/nsight.md): profiles of candidates under Nsight Compute.
+struct nsight_options
+{
+    bool enabled = false;
+    /// Profiles per run; -1: two per iteration reached (iteration i allows 2 * (i + 1) in all).
+    int budget = -1;
+    profiler_options profiler;  ///< ncu, sections, --profile-timeout-ms.
+    /// Replays: answer profile requests from this recorded run's profiles/ (never re-profile),
+    /// so that a replayed model sees what the recorded one saw.
+    std::optional<std::filesystem::path> recorded_profiles;
+
+    boost::json::object to_json() const;
+};
 
 struct search_options
 {
@@ -28,6 +45,7 @@ struct search_options
     int max_repairs = 2;            ///< Consecutive repairs of a branch's invalid candidates.
     int max_strategy_failures = 3;  ///< Consecutive strategy exceptions that stop a branch.
     std::uint64_t hidden_seed = 0;
+    nsight_options nsight;
 
     boost::json::object to_json() const;
     /// Reads what to_json() wrote (run.json "config.search", for --resume); user_error naming

@@ -11,6 +11,7 @@
 // always reach the ABI that cuda.h describes.
 
 #include <cuda.h>
+#include <cudaProfiler.h>
 #include <string>
 
 namespace warpsmith::cuda
@@ -31,7 +32,7 @@ namespace warpsmith::cuda
     X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)                                    \
     X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamQuery) X(cuStreamSynchronize)                     \
     X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery) X(cuEventSynchronize)        \
-    X(cuEventElapsedTime)
+    X(cuEventElapsedTime) X(cuProfilerStart) X(cuProfilerStop)
 // clang-format on
 
 /// Function pointers into libcuda, one per entry point listed above.

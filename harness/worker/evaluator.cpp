@@ -127,6 +127,8 @@ evaluation evaluate(gpu_session& session, const json::object& request)
     const timing_options timing = parse_timing(r.optional_object("timing"), "evaluate");
     const bool validate_only = r.optional_bool("validate_only").value_or(false);
     const std::vector<std::string> wanted = r.optional_strings("cases");
+    // Under Nsight Compute (docs/nsight.md): the repeat run of this case is the profiled launch.
+    const std::optional<std::string> profile_case = r.optional_string("profile_case");
 
     case_store& store = session.store();
     const workload& wl = store.get_workload();
@@ -138,6 +140,13 @@ evaluation evaluate(gpu_session& session, const json::object& request)
     for (case_data& c : store.cases())
         if (wanted.empty() || std::find(wanted.begin(), wanted.end(), c.name()) != wanted.end())
             entries.emplace_back().data = &c;
+    if (profile_case && !store.find(*profile_case))
+        bad_request("evaluate: 'profile_case' names '" + *profile_case +
+                    "', which is not a case of workload '" + wl.name + "'");
+    if (profile_case && !wanted.empty() &&
+        std::find(wanted.begin(), wanted.end(), *profile_case) == wanted.end())
+        bad_request("evaluate: 'profile_case' '" + *profile_case + "' is not among 'cases'");
+    bool profiled = false;
 
     gpu_device& device = session.device();
     json::object environment = session.environment();
@@ -200,6 +209,8 @@ evaluation evaluate(gpu_session& session, const json::object& request)
             e.launchable = true;
             validator v(device, session.helpers(), store);
             v.set_hygiene(&session.hygiene());
+            if (profile_case == c.name())
+                v.set_profiled_run(run_kind::repeat);
             for (run_kind kind : {run_kind::stated, run_kind::hidden, run_kind::repeat})
             {
                 stage = "case " + c.name() + " (" + std::string(to_string(kind)) + " run)";
@@ -208,6 +219,8 @@ evaluation evaluate(gpu_session& session, const json::object& request)
                 run_report report = v.run(c, *prepared.kernel, e.dims, kind, session.next_scrub_seed());
                 e.kernel_ms = std::max(e.kernel_ms, report.kernel_ms);
                 const bool passed = report.passed;
+                if (kind == run_kind::repeat && profile_case == c.name())
+                    profiled = true;
                 if (!passed)
                     fail = report.fail;
                 e.runs.push_back(std::move(report));
@@ -376,6 +389,9 @@ evaluation evaluate(gpu_session& session, const json::object& request)
                               {"environment", std::move(environment)},
                               {"eval_ms", ms_since(t_start)},
                               {"phases_ms", std::move(phases)}};
+    if (profile_case)
+        out.result["profiled"] =
+            json::object{{"case", *profile_case}, {"run", "repeat"}, {"launched", profiled}};
     return out;
 }
 

@@ -161,6 +161,13 @@ public:
     /// before its launch (module globals are restored either way): launch_hygiene.hpp.
     void set_hygiene(const launch_hygiene* hygiene) { hygiene_ = hygiene; }
 
+    /// Under a profiler (`warpsmith profile`, docs/nsight.md): the launch of the candidate in the
+    /// run of this kind is wrapped in cuProfilerStart/cuProfilerStop, and nothing else the worker
+    /// launches is (Nsight Compute runs with --profile-from-start off). The repeat run is the one
+    /// profiled: it runs on the stated inputs that already validated, and its output is checked
+    /// against the reference and against the stated run's output like any repeat run.
+    void set_profiled_run(std::optional<run_kind> kind) { profiled_run_ = kind; }
+
 private:
     CUdeviceptr got_ptr(const buffer_slot& b, output_source got) const;
     CUdeviceptr expected_ptr(const buffer_slot& b, expected_source expected) const;
@@ -182,6 +189,7 @@ private:
     cuda::event start_;
     cuda::event stop_;
     const launch_hygiene* hygiene_ = nullptr;
+    std::optional<run_kind> profiled_run_;
 };
 
 }  // namespace warpsmith::worker

@@ -182,6 +182,24 @@ BOOST_AUTO_TEST_CASE(user_prompt_carries_every_part_of_the_feedback)
     BOOST_TEST(contains(repair, "CUDA_ERROR_INVALID_VALUE"));
 }
 
+BOOST_AUTO_TEST_CASE(user_prompt_carries_the_best_profile_with_its_owner)
+{
+    feedback_input in;
+    in.work = &sgemm();
+    in.mode = proposal_mode::improve;
+    in.best = valid_candidate("c0004", 1, 500.0);
+    BOOST_TEST(!contains(render_user_prompt(in), "Profile of"));
+    in.best_profile =
+        "Nsight Compute, kernel sgemm grid (128, 128, 1) block (32, 32, 1):\n- top warp stalls: mio_throttle "
+        "40%\n";
+    in.best_profile_id = "c0004";
+    const auto own = render_user_prompt(in);
+    BOOST_TEST(contains(own, "## Profile of the current best (c0004)"));
+    BOOST_TEST(contains(own, "mio_throttle 40%"));
+    in.best_profile_id = "c0002";
+    BOOST_TEST(contains(render_user_prompt(in), "## Profile of an earlier best (c0002)"));
+}
+
 BOOST_AUTO_TEST_CASE(answer_repair_lists_the_problems)
 {
     const auto t = render_answer_repair({"launch: missing", "entry: must be a string"}, true);
@@ -213,6 +231,11 @@ BOOST_AUTO_TEST_CASE(tool_definitions)
     BOOST_TEST(defs[1].parameters.at("required").as_array().size() == 2u);
     BOOST_TEST(defs[2].name == "history");
     BOOST_TEST(kernel_tool_definitions(true).size() == 4u);
+    // --use-nsight adds the profile tool; its strict schema requires every property.
+    const auto with_profile = kernel_tool_definitions(false, true);
+    BOOST_REQUIRE_EQUAL(with_profile.size(), 4u);
+    BOOST_TEST(with_profile[3].name == "profile");
+    BOOST_TEST(with_profile[3].parameters.at("required").as_array().size() == 2u);
     const auto summary = device_summary(json::object{{"name", "H200"}, {"uuid", "GPU-x"}, {"sm_count", 132}});
     BOOST_TEST(summary.contains("sm_count"));
     BOOST_TEST(!summary.contains("uuid"));

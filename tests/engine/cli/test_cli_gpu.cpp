@@ -92,3 +92,43 @@ BOOST_AUTO_TEST_CASE(eval_of_the_initial_kernel_uses_its_own_launch)
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// warpsmith profile under the real Nsight Compute (skipped where ncu is not installed): the
+// candidate's own kernel, on the case asked for, with a summary that parses and a report on disk.
+BOOST_AUTO_TEST_CASE(profile_reports_the_candidates_kernel_under_nsight_compute)
+{
+    if (!fs::exists("/usr/local/cuda/bin/ncu"))
+    {
+        BOOST_TEST_MESSAGE("skipped: /usr/local/cuda/bin/ncu is not installed");
+        return;
+    }
+    temp_dir cwd;
+    auto p = run_warpsmith({"profile",
+                            vadd_dir().string(),
+                            "--kernel",
+                            (vadd_dir() / "vec4.cu").string(),
+                            "--case",
+                            "1m",
+                            "--ncu",
+                            "/usr/local/cuda/bin/ncu",
+                            "--out",
+                            "prof",
+                            "--json"},
+                           cwd.path());
+    BOOST_TEST_REQUIRE(p.rc == 0, p.out + p.err);
+    json::value doc = json::parse(p.out);
+    BOOST_TEST(doc.at("ok").as_bool());
+    BOOST_TEST(doc.at("case").as_string() == "1m");
+    BOOST_TEST(std::string(doc.at("summary").at("kernel").as_string()).find("vadd") != std::string::npos);
+    BOOST_TEST(doc.at("summary").at("dram_pct").to_number<double>() > 0);
+    BOOST_TEST(doc.at("profiled_launches").to_number<int>() == 1);
+    BOOST_TEST(fs::exists(cwd.path() / "prof" / "vec4-1m.ncu-rep"));
+    // An invalid kernel is reported as such and not profiled.
+    std::ofstream(cwd.path() / "wrong.cu")
+        << "extern \"C\" __global__ void vadd(int n, const float* a, const float* b, float* c)\n"
+           "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i] - b[i]; }\n";
+    auto bad =
+        run_warpsmith({"profile", vadd_dir().string(), "--kernel", "wrong.cu", "--out", "bad"}, cwd.path());
+    BOOST_TEST(bad.rc == 1, bad.out + bad.err);
+    BOOST_TEST(bad.out.find("not profiled") != std::string::npos);
+}

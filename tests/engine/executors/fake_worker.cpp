@@ -16,7 +16,8 @@
 // steady_ns is CLOCK_MONOTONIC, comparable across processes): start (name = mode), hello, load
 // (name = hidden_seed),
 // evaluate_begin/evaluate_end (name = request name), compile_begin/compile_end (name = request
-// name), device_info, interleaved, baseline (name = "name/math"), shutdown, crash, fault, hang.
+// name), device_info, interleaved, baseline (name = "name/math"), shutdown, crash, fault, hang,
+// profiled_launch (name = "request/case", for an evaluate carrying "profile_case").
 //
 // Markers: any "FAKE: key" or "FAKE: key=value" in a candidate's source (GPU mode reads them from
 // "source", or from a cubin made by this fake in compile mode, which is "FAKE-CUBIN\n" followed by
@@ -505,6 +506,13 @@ void handle_evaluate(const json::object& req)
          json::object{
              {"sm_mhz_start", 1980}, {"sm_mhz_end", 1980}, {"mem_mhz_start", 3201}, {"mem_mhz_end", 3201}}}};
     result["eval_ms"] = static_cast<double>(marker_int(m, "evaluate_ms", g_cfg.evaluate_ms));
+    // Under (fake_)ncu: the repeat run of this case is the profiled launch (docs/nsight.md).
+    if (auto* pc = req.if_contains("profile_case"); pc && pc->is_string())
+    {
+        log_event("profiled_launch", name + "/" + std::string(pc->as_string()));
+        result["profiled"] =
+            json::object{{"case", *pc}, {"run", "repeat"}, {"launched", failure_kind.empty()}};
+    }
 
     auto resp = ok(id);
     resp["result"] = std::move(result);
