@@ -348,7 +348,10 @@ BOOST_AUTO_TEST_CASE(bad_input_gets_one_line_and_exit_code_2)
         {{"--resume", tmp.path().string(), "--workload", w}, "--workload cannot be combined with it"},
         {{"--workload", w, "--candidates", cands, "--async", "2", "--branches", "2"},
          "--async N replaces --branches"},
-        {{"--description", "single-precision GEMM"}, "requires a model provider"},
+        {{"--description", "single-precision GEMM", "--candidates", cands}, "requires a model provider"},
+        // The quick start: no provider named means openai, which needs a key.
+        {{"--description", "single-precision GEMM", "--api-key-env", "WARPSMITH_UNSET_KEY"},
+         "no OpenAI API key: set WARPSMITH_UNSET_KEY"},
         {{"--workload", w, "--provider", "openai", "--api-key-env", "WARPSMITH_UNSET_KEY"},
          "no OpenAI API key"},
         {{"--workload", w, "--provider", "gpt"}, "unknown provider"},
