@@ -356,11 +356,11 @@ BOOST_AUTO_TEST_CASE(stream_idle_timeout_is_configurable_and_keep_alives_count)
         {
             fake_openai_options fo;
             fo.tool_calls = false;
-            fo.silence = 2000ms;
+            fo.silence = 3000ms;
             fo.keepalive_interval = keepalives ? 150ms : 0ms;
             fake_openai_server server(fo);
             auto opts = options_for(server, api_kind::responses);
-            opts.stream_idle_timeout = 700ms;
+            opts.stream_idle_timeout = 1200ms;  // generous: keep-alives come every 150 ms
             opts.retry.max_attempts = 1;
             opts.protocol_retries = 0;
             openai_client client(ioc.get_executor(), opts);
