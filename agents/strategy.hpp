@@ -41,6 +41,7 @@ struct token_usage
     std::int64_t cached_input = 0;
     std::int64_t output = 0;
     std::int64_t reasoning = 0;
+    std::int64_t web_search_calls = 0;  ///< Hosted web searches (billed per call).
     double cost_usd = 0;
 
     token_usage& operator+=(const token_usage& o)
@@ -49,6 +50,7 @@ struct token_usage
         cached_input += o.cached_input;
         output += o.output;
         reasoning += o.reasoning;
+        web_search_calls += o.web_search_calls;
         cost_usd += o.cost_usd;
         return *this;
     }

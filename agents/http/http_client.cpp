@@ -683,6 +683,12 @@ asio::awaitable<http_response> http_client::impl::run(http_request req, body_con
             d.reason = r.failure->what + " after part of the body was delivered";
         else
             d = policy.decide(outcome, attempt);
+        if (d.retry && r.response && opts.final_answer)
+            if (auto why = opts.final_answer(*r.response))
+            {
+                d.retry = false;
+                d.reason = *why;
+            }
         if (!d.retry)
         {
             if (r.response)

@@ -69,6 +69,10 @@ struct http_client_options
 
     retry_options retry;
     std::uint64_t retry_seed = 0;  ///< 0: random; tests fix it.
+    /// Given a non-2xx answer that the retry policy would retry (its error body included), returns
+    /// a reason to give up at once instead, or nullopt. The caller knows what a body means (an
+    /// exhausted quota answers 429 like a rate limit, but waiting does not refill it).
+    std::function<std::optional<std::string>(const http_response&)> final_answer;
 
     /// Unset: proxy from the environment (https_proxy, http_proxy, all_proxy, no_proxy). "": no
     /// proxy. Otherwise "http://[user:pw@]host:port", used for every host, loopback included.

@@ -166,9 +166,14 @@ void chat_stream::on_event(const http::sse_event& ev)
     }
     const auto v = parse_wire_json(ev.data, "the Chat Completions stream sent data that is not JSON");
     if (const auto* e = find(v, "error"))
-        throw_protocol_error(
+    {
+        const std::string code = e->is_string() ? std::string() : string_or(*e, "code");
+        throw server_reported_failure(
+            code,
             "the Chat Completions stream reported an error: " +
-            (e->is_string() ? std::string(e->get_string()) : string_or(*e, "message", "(no message)")));
+                (e->is_string() ? std::string(e->get_string()) : string_or(*e, "message", "(no message)")) +
+                (code.empty() ? "" : " [" + code + "]"));
+    }
     any_chunk_ = true;
     if (resp_.id.empty())
         resp_.id = string_or(v, "id");

@@ -21,10 +21,13 @@ namespace warpsmith::llm
 /// What the server is known to accept (servers differ; unsupported fields get a 400).
 struct chat_capabilities
 {
-    bool json_schema = true;             ///< response_format {"type": "json_schema"}.
-    bool reasoning_effort = false;       ///< "reasoning_effort" (OpenAI reasoning models, some servers).
-    bool stream_usage = true;            ///< stream_options.include_usage.
-    bool max_completion_tokens = false;  ///< "max_completion_tokens" instead of "max_tokens".
+    bool json_schema = true;        ///< response_format {"type": "json_schema"}.
+    bool reasoning_effort = false;  ///< "reasoning_effort" (OpenAI reasoning models, some servers).
+    bool stream_usage = true;       ///< stream_options.include_usage.
+    /// "max_completion_tokens" (what OpenAI accepts for every model; its o-series and gpt-5
+    /// refuse "max_tokens") instead of the older "max_tokens" (some other servers know only that;
+    /// openai_client learns it from their 400).
+    bool max_completion_tokens = true;
 };
 
 boost::json::object build_chat_body(const model_request& req, const chat_capabilities& caps);

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace warpsmith::llm
@@ -43,6 +44,11 @@ boost::asio::awaitable<exchange_outcome> run_exchange(model_client& client,
         out.usage += resp.usage;
         if (!resp.record.empty())
             out.records.push_back(resp.record);
+        for (const auto& c : resp.citations)
+            if (std::none_of(out.citations.begin(),
+                             out.citations.end(),
+                             [&](const url_citation& seen) { return seen.url == c.url; }))
+                out.citations.push_back(c);
         const bool budget_ok = report_usage ? report_usage(resp.usage) : true;
 
         const auto step = next_step(resp, tool_rounds, settings);

@@ -41,7 +41,8 @@ struct exchange_outcome
     std::string stop_reason;
     std::vector<std::string> problems;  ///< Of the last unusable answer.
     std::string refusal;
-    std::vector<std::string> records;  ///< llm/ record file names, in order.
+    std::vector<std::string> records;     ///< llm/ record file names, in order.
+    std::vector<url_citation> citations;  ///< Pages cited by any answer (hosted web search), each once.
     token_usage usage;
     int requests = 0;
     int tool_calls = 0;

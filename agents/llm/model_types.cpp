@@ -13,6 +13,13 @@ using detail::find;
 using detail::int_or;
 using detail::string_or;
 
+const std::vector<std::string>& reasoning_effort_values()
+{
+    // openai-python's shared ReasoningEffort type (generated from the published API definition).
+    static const std::vector<std::string> values{"none", "minimal", "low", "medium", "high", "xhigh", "max"};
+    return values;
+}
+
 std::string_view to_string(role r)
 {
     switch (r)
@@ -101,11 +108,15 @@ message message::from_json(const json::value& v)
 
 json::object usage_to_json(const token_usage& u)
 {
-    return json::object{{"input_tokens", u.input},
-                        {"cached_input_tokens", u.cached_input},
-                        {"output_tokens", u.output},
-                        {"reasoning_tokens", u.reasoning},
-                        {"cost_usd", u.cost_usd}};
+    json::object o{{"input_tokens", u.input},
+                   {"cached_input_tokens", u.cached_input},
+                   {"output_tokens", u.output},
+                   {"reasoning_tokens", u.reasoning},
+                   {"cost_usd", u.cost_usd}};
+    // Only runs that searched the web carry the count (older files stay byte for byte the same).
+    if (u.web_search_calls)
+        o["web_search_calls"] = u.web_search_calls;
+    return o;
 }
 
 token_usage usage_from_json(const json::value& v)
@@ -115,6 +126,7 @@ token_usage usage_from_json(const json::value& v)
     u.cached_input = int_or(v, "cached_input_tokens");
     u.output = int_or(v, "output_tokens");
     u.reasoning = int_or(v, "reasoning_tokens");
+    u.web_search_calls = int_or(v, "web_search_calls");
     u.cost_usd = detail::number_or(v, "cost_usd");
     return u;
 }
@@ -136,6 +148,13 @@ json::object model_response::to_json() const
         o["incomplete_reason"] = incomplete_reason;
     if (!output_items.empty())
         o["output_items"] = output_items;
+    if (!citations.empty())
+    {
+        json::array cites;
+        for (const auto& c : citations)
+            cites.push_back(json::object{{"url", c.url}, {"title", c.title}});
+        o["citations"] = std::move(cites);
+    }
     return o;
 }
 
@@ -155,6 +174,9 @@ model_response model_response::from_json(const json::value& v)
         r.usage = usage_from_json(*u);
     if (const auto* items = detail::find_array(v, "output_items"))
         r.output_items = *items;
+    if (const auto* cites = detail::find_array(v, "citations"))
+        for (const auto& c : *cites)
+            r.citations.push_back(url_citation{string_or(c, "url"), string_or(c, "title")});
     return r;
 }
 

@@ -77,6 +77,13 @@ struct output_schema
     bool strict = true;  ///< OpenAI strict mode (every property required, no extras).
 };
 
+/// A web page the model cited (Responses API url_citation annotations of a hosted web search).
+struct url_citation
+{
+    std::string url;
+    std::string title;
+};
+
 struct model_request
 {
     std::string model;
@@ -86,7 +93,14 @@ struct model_request
                                           ///< (tool_choice "none"): the conversation already
                                           ///< holds calls, so the declarations must remain.
     std::optional<output_schema> schema;  ///< Structured output when the provider supports it.
-    std::string reasoning_effort;         ///< "" = not sent; "minimal", "low", "medium", "high".
+    /// "" = not sent; else one of reasoning_effort_values() (sent as is).
+    std::string reasoning_effort;
+    /// Responses API: offer the hosted web search tool, limited to these domains (and their
+    /// subdomains); empty: no web search. Other APIs ignore it.
+    std::vector<std::string> web_search_domains;
+    /// Responses API: the most hosted-tool calls (web searches) one response may make; each is
+    /// billed (price_table), so a request that offers web search always bounds them.
+    int max_web_searches = 4;
     std::optional<int> max_output_tokens;
     bool stream = false;
 
@@ -120,12 +134,14 @@ struct model_response
     std::string text;     ///< Concatenated output text.
     std::string refusal;  ///< Non-empty when the model refused.
     std::vector<tool_call> tool_calls;
-    /// "completed", "incomplete" (output limit or content filter; see incomplete_reason),
-    /// "failed".
+    /// "completed" or "incomplete" (output limit or content filter; see incomplete_reason). A
+    /// failed response is never returned: it is a server_reported_failure (protocol_error.hpp).
     std::string status = "completed";
     std::string incomplete_reason;
     token_usage usage;                ///< cost_usd filled from the price table.
     boost::json::array output_items;  ///< Responses API: the raw output items.
+    /// Pages cited in the output text (hosted web search), in order, each URL once.
+    std::vector<url_citation> citations;
     exchange_trace trace;
     std::string record;  ///< llm/ record file name, "" when not recorded.
 
@@ -133,6 +149,10 @@ struct model_response
     boost::json::object to_json() const;
     static model_response from_json(const boost::json::value& v);
 };
+
+/// Every reasoning effort of the current OpenAI API reference (ReasoningEffort): none, minimal,
+/// low, medium, high, xhigh, max.
+const std::vector<std::string>& reasoning_effort_values();
 
 boost::json::object usage_to_json(const token_usage& u);
 token_usage usage_from_json(const boost::json::value& v);

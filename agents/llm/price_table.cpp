@@ -36,6 +36,12 @@ void price_table::apply(const json::value& doc, std::string_view origin)
     if (!doc.is_object())
         throw user_error(
             o + ": a price table must be a JSON object {\"models\": {NAME: {\"input\", \"output\", ...}}}");
+    if (const auto* w = doc.get_object().if_contains("web_search_call_usd"))
+    {
+        if (!w->is_number() || w->to_number<double>() < 0)
+            throw user_error(o + ": web_search_call_usd: must be a non-negative number (USD per web search)");
+        web_search_call_usd_ = w->to_number<double>();
+    }
     const auto* models = doc.get_object().if_contains("models");
     if (!models || !models->is_object())
         throw user_error(o + ": 'models' is missing or not an object (USD per 1M tokens per model)");
@@ -99,14 +105,16 @@ std::optional<model_price> price_table::find(std::string_view model) const
 
 double price_table::cost(std::string_view model, const token_usage& u) const
 {
+    const double searches = static_cast<double>(u.web_search_calls) * web_search_call_usd_;
     const auto p = find(model);
     if (!p)
-        return 0;
+        return searches;
     const auto cached = std::min(u.cached_input, u.input);
     return (static_cast<double>(u.input - cached) * p->input_per_mtok +
             static_cast<double>(cached) * p->cached_input_per_mtok +
             static_cast<double>(u.output) * p->output_per_mtok) /
-           1e6;
+               1e6 +
+           searches;
 }
 
 token_usage price_table::priced(std::string_view model, token_usage usage) const
@@ -122,7 +130,7 @@ json::object price_table::to_json() const
         models[name] = json::object{{"input", p.input_per_mtok},
                                     {"cached_input", p.cached_input_per_mtok},
                                     {"output", p.output_per_mtok}};
-    return json::object{{"models", std::move(models)}};
+    return json::object{{"models", std::move(models)}, {"web_search_call_usd", web_search_call_usd_}};
 }
 
 void usage_ledger::add(int branch, const token_usage& u)

@@ -8,6 +8,10 @@
 //   {"models": {"gpt-5-mini": {"input": 0.25, "cached_input": 0.025, "output": 2.0},
 //               "my-local-model": {"input": 0, "output": 0}}}
 //
+// Hosted web searches (--nvidia-research with --provider openai) are billed per call, whatever the
+// model: "web_search_call_usd" at the top level of the document overrides the default of 0.01 USD
+// ($10 per 1,000 calls), e.g. {"web_search_call_usd": 0.025, "models": {...}}.
+//
 // A model name matches an entry exactly, else by the longest entry that is a prefix followed by
 // '-' (dated snapshots: "gpt-5-mini-2025-08-07" -> "gpt-5-mini"). Unknown models cost 0 and are
 // reported as unpriced (local servers are free; a hosted model missing from the table is worth a
@@ -51,10 +55,13 @@ public:
     /// Cost of the counts in usage (ignores usage.cost_usd).
     double cost(std::string_view model, const token_usage& usage) const;
 
+    double web_search_call_usd() const { return web_search_call_usd_; }
+
     boost::json::object to_json() const;
 
 private:
     std::map<std::string, model_price, std::less<>> prices_;
+    double web_search_call_usd_ = 0.01;
 };
 
 /// Usage per branch and in total for one run (branch -1 is workload inference).

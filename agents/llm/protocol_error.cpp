@@ -10,6 +10,11 @@
 namespace warpsmith::llm
 {
 
+server_reported_failure::server_reported_failure(std::string api_code, const std::string& what)
+    : std::system_error(make_error_code(errc::llm_protocol), what), api_code_(std::move(api_code))
+{
+}
+
 void throw_protocol_error(const std::string& what)
 {
     throw std::system_error(make_error_code(errc::llm_protocol), what);

@@ -10,9 +10,26 @@
 
 #include <string>
 #include <string_view>
+#include <system_error>
 
 namespace warpsmith::llm
 {
+
+/// The server said it failed this request: a Responses "response.failed" result, or an "error"
+/// event in a stream (Responses or Chat Completions), rate limits included. Not the answer's fault,
+/// so it never goes to answer validation: the client asks again with back-off under the retry
+/// policy, except for codes that repeating cannot fix (api_code() "insufficient_quota", or one
+/// starting with "invalid_"). code() is errc::llm_protocol; the type tells it apart.
+class server_reported_failure : public std::system_error
+{
+public:
+    server_reported_failure(std::string api_code, const std::string& what);
+    /// The API's error code ("server_error", "rate_limit_exceeded", ...), "" when none was given.
+    const std::string& api_code() const { return api_code_; }
+
+private:
+    std::string api_code_;
+};
 
 /// Throws std::system_error(errc::llm_protocol) with `what` as its message.
 [[noreturn]] void throw_protocol_error(const std::string& what);

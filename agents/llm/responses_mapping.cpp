@@ -27,6 +27,16 @@ json::value parse_event_data(const http::sse_event& ev)
                            "the Responses stream sent an event '" + ev.event + "' whose data is not JSON");
 }
 
+void add_citation(model_response& r, const std::string& url, const std::string& title)
+{
+    if (url.empty())
+        return;
+    for (const auto& c : r.citations)
+        if (c.url == url)
+            return;
+    r.citations.push_back(url_citation{url, title});
+}
+
 }  // namespace
 
 json::object build_responses_body(const model_request& req)
@@ -51,8 +61,17 @@ json::object build_responses_body(const model_request& req)
             case role::assistant:
                 if (!m.provider_items.empty())
                 {
-                    for (const auto& item : m.provider_items)
+                    for (std::size_t k = 0; k < m.provider_items.size(); ++k)
+                    {
+                        // The API refuses a reasoning item that is not followed by the item it
+                        // produced (an answer cut off after its reasoning has nothing else).
+                        const auto& item = m.provider_items[k];
+                        if (string_or(item, "type") == "reasoning" &&
+                            (k + 1 == m.provider_items.size() ||
+                             string_or(m.provider_items[k + 1], "type") == "reasoning"))
+                            continue;
                         input.push_back(item);
+                    }
                     break;
                 }
                 if (!m.content.empty())
@@ -72,7 +91,7 @@ json::object build_responses_body(const model_request& req)
     if (!instructions.empty())
         body["instructions"] = instructions;
     body["input"] = std::move(input);
-    if (!req.tools.empty())
+    if (!req.tools.empty() || !req.web_search_domains.empty())
     {
         json::array tools;
         for (const auto& t : req.tools)
@@ -81,6 +100,15 @@ json::object build_responses_body(const model_request& req)
                                          {"description", t.description},
                                          {"parameters", t.parameters},
                                          {"strict", false}});
+        if (!req.web_search_domains.empty())
+        {
+            json::array domains;
+            for (const auto& d : req.web_search_domains)
+                domains.push_back(json::value(d));
+            tools.push_back(json::object{{"type", "web_search"},
+                                         {"filters", json::object{{"allowed_domains", std::move(domains)}}}});
+            body["max_tool_calls"] = req.max_web_searches;
+        }
         body["tools"] = std::move(tools);
         if (req.tools_disabled)
             body["tool_choice"] = "none";
@@ -114,12 +142,15 @@ model_response parse_responses_body(const json::value& v)
         r.incomplete_reason = string_or(*d, "reason");
     if (r.status == "failed")
     {
-        std::string msg = "the response failed";
-        if (const auto* e = find_object(v, "error"))
-            msg += ": " + string_or(*e, "message", string_or(*e, "code"));
-        r.refusal.clear();
-        r.incomplete_reason = msg;
+        // Not an answer to validate: the server failed the request (the client retries it).
+        const auto* e = find_object(v, "error");
+        const std::string code = e ? string_or(*e, "code") : std::string();
+        throw server_reported_failure(code,
+                                      "the response failed" +
+                                          (e ? ": " + string_or(*e, "message", code) : std::string()) +
+                                          (code.empty() ? "" : " [" + code + "]"));
     }
+    std::int64_t web_searches = 0;
     if (output)
     {
         r.output_items = *output;
@@ -133,11 +164,19 @@ model_response parse_responses_body(const json::value& v)
                     {
                         const auto pt = string_or(part, "type");
                         if (pt == "output_text")
+                        {
                             r.text += string_or(part, "text");
+                            if (const auto* notes = find_array(part, "annotations"))
+                                for (const auto& n : *notes)
+                                    if (string_or(n, "type") == "url_citation")
+                                        add_citation(r, string_or(n, "url"), string_or(n, "title"));
+                        }
                         else if (pt == "refusal")
                             r.refusal += string_or(part, "refusal");
                     }
             }
+            else if (type == "web_search_call")
+                ++web_searches;
             else if (type == "function_call")
                 r.tool_calls.push_back(tool_call{string_or(item, "call_id", string_or(item, "id")),
                                                  string_or(item, "name"),
@@ -153,6 +192,7 @@ model_response parse_responses_body(const json::value& v)
         if (const auto* d = find_object(*u, "output_tokens_details"))
             r.usage.reasoning = int_or(*d, "reasoning_tokens");
     }
+    r.usage.web_search_calls = web_searches;
     return r;
 }
 
@@ -166,9 +206,11 @@ void responses_stream::on_event(const http::sse_event& ev)
     {
         const auto* e = find_object(v, "error");
         const json::value& src = e ? json::value(*e) : v;
-        throw_protocol_error(
+        const std::string code = string_or(src, "code");
+        throw server_reported_failure(
+            code,
             "the Responses stream reported an error: " + string_or(src, "message", "(no message)") +
-            (string_or(src, "code").empty() ? "" : " [" + string_or(src, "code") + "]"));
+                (code.empty() ? "" : " [" + code + "]"));
     }
     if (type == "response.output_text.delta")
         partial_text_ += string_or(v, "delta");
@@ -177,11 +219,12 @@ void responses_stream::on_event(const http::sse_event& ev)
         const auto* resp = find(v, "response");
         if (!resp)
             throw_protocol_error("the Responses stream sent " + type + " without a response object");
-        result_ = parse_responses_body(*resp);
+        json::value terminal = *resp;
+        if (type == "response.failed" && terminal.is_object())
+            terminal.get_object()["status"] = "failed";  // parsing throws server_reported_failure
+        result_ = parse_responses_body(terminal);
         if (type == "response.incomplete" && result_->status == "completed")
             result_->status = "incomplete";
-        if (type == "response.failed")
-            result_->status = "failed";
     }
 }
 
@@ -226,6 +269,17 @@ std::string api_error_code(const std::string& body)
             return std::string(code->get_string());
         return string_or(*e, "type");
     }
+    return {};
+}
+
+std::string api_error_param(const std::string& body)
+{
+    boost::system::error_code ec;
+    const auto v = json::parse(body, ec);
+    if (ec)
+        return {};
+    if (const auto* e = find_object(v, "error"))
+        return string_or(*e, "param");
     return {};
 }
 

@@ -11,7 +11,10 @@
 // items verbatim (reasoning items included, as multi-turn function calling needs), else its tool
 // calls -> "function_call" items; tool messages -> "function_call_output" items; tools ->
 // {"type": "function", ...}; schema -> text.format {"type": "json_schema", ...}; reasoning effort
-// -> reasoning.effort; max_output_tokens as is.
+// -> reasoning.effort; max_output_tokens as is; web_search_domains -> a hosted
+// {"type": "web_search", "filters": {"allowed_domains": [...]}} tool and max_tool_calls. A
+// reasoning item of an earlier output that is not followed by its item (an answer cut off after
+// reasoning) is left out: the API refuses it alone.
 
 #include "agents/http/sse_parser.hpp"
 #include "agents/llm/model_types.hpp"
@@ -26,16 +29,19 @@ namespace warpsmith::llm
 
 boost::json::object build_responses_body(const model_request& req);
 
-/// Maps a response object. Throws std::system_error(errc::llm_protocol) when `v` is not a response
-/// object (no "output" array and no "status").
+/// Maps a response object: text, refusal, tool calls, usage, the URLs cited by url_citation
+/// annotations and the count of web_search_call items (usage.web_search_calls). Throws
+/// std::system_error(errc::llm_protocol) when `v` is not a response object (no "output" array and
+/// no "status"), and server_reported_failure when its status is "failed".
 model_response parse_responses_body(const boost::json::value& v);
 
 /// Feeds Responses API stream events in order; done() once a terminal event arrived.
 class responses_stream
 {
 public:
-    /// Consumes one event. Throws std::system_error(errc::llm_protocol) for an "error" event or a
-    /// data field that is not JSON; the message carries the server's code and message.
+    /// Consumes one event. Throws server_reported_failure for an "error" event or a
+    /// response.failed, std::system_error(errc::llm_protocol) for a data field that is not JSON;
+    /// the message carries the server's code and message.
     void on_event(const http::sse_event& ev);
     bool done() const { return result_.has_value(); }
     /// Text deltas received so far (for progress; the final text comes from the terminal event).
@@ -54,5 +60,7 @@ private:
 std::string api_error_message(const std::string& body);
 /// The error code ("model_not_found", "invalid_api_key", ...) when the body has one.
 std::string api_error_code(const std::string& body);
+/// The request field an error names ({"error": {"param": "reasoning.effort"}}), "" when none.
+std::string api_error_param(const std::string& body);
 
 }  // namespace warpsmith::llm

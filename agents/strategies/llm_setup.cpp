@@ -10,6 +10,7 @@
 #include <boost/json.hpp>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 
 namespace warpsmith
 {
@@ -30,14 +31,38 @@ const char* const llm_flags[] = {"--model",
                                  "--no-stream",
                                  "--structured-output",
                                  "--llm-timeout",
+                                 "--stream-idle-timeout-s",
+                                 "--store",
                                  "--max-tool-rounds",
                                  "--nvidia-research"};
+
+std::string joined_efforts()
+{
+    std::string out;
+    for (const auto& e : llm::reasoning_effort_values())
+        out += (out.empty() ? "" : ", ") + e;
+    return out;
+}
 
 }  // namespace
 
 bool is_llm_provider(std::string_view provider)
 {
     return provider == "openai" || provider == "openai-chat" || provider == "replay";
+}
+
+const std::vector<std::string>& nvidia_research_domains()
+{
+    static const std::vector<std::string> domains{"docs.nvidia.com", "developer.nvidia.com"};
+    return domains;
+}
+
+std::string openai_setting(const std::string& name, const std::filesystem::path& dotenv)
+{
+    // find_api_key reads a variable the same way (environment first, then .env).
+    if (auto v = llm::find_api_key(name, dotenv))
+        return v->value;
+    return {};
 }
 
 void llm_options::add_to(CLI::App& cmd, const std::string& group)
@@ -47,12 +72,16 @@ void llm_options::add_to(CLI::App& cmd, const std::string& group)
         ->group(group);
     cmd.add_option("--reasoning-effort",
                    reasoning_effort,
-                   "minimal, low, medium or high (openai: default medium; openai-chat: sent only when given)")
+                   joined_efforts() +
+                       " (openai: default medium; openai-chat: sent only when given; a model that refuses "
+                       "reasoning parameters is asked again without them)")
         ->group(group);
     cmd.add_option("--base-url",
                    base_url,
-                   "API base URL (openai: default https://api.openai.com/v1; openai-chat: e.g. "
-                   "http://127.0.0.1:8000/v1)")
+                   "API base URL (default: OPENAI_BASE_URL, else https://api.openai.com/v1 for openai; "
+                   "openai-chat: e.g. http://127.0.0.1:8000/v1). Plain http only for loopback hosts when a "
+                   "key is sent. OPENAI_ORG_ID and OPENAI_PROJECT_ID, when set, go out as the "
+                   "OpenAI-Organization and OpenAI-Project headers")
         ->group(group);
     cmd.add_option("--api-key-env",
                    api_key_env,
@@ -81,12 +110,25 @@ void llm_options::add_to(CLI::App& cmd, const std::string& group)
         ->group(group);
     cmd.add_option("--llm-timeout", request_timeout_s, "Seconds per model request attempt (default 600)")
         ->group(group);
+    cmd.add_option("--stream-idle-timeout-s",
+                   stream_idle_timeout_s,
+                   "Seconds a streamed answer may stay silent before the attempt is given up (default 600; "
+                   "keep-alives count as traffic)")
+        ->group(group);
+    cmd.add_option("--store",
+                   store,
+                   "true or false: whether the API may keep responses (\"store\"); default: not sent (the "
+                   "API's default)")
+        ->group(group);
     cmd.add_option(
            "--max-tool-rounds", max_tool_rounds, "Rounds of tool calls per proposal (default 4; 0: no tools)")
         ->group(group);
-    cmd.add_flag("--nvidia-research",
-                 nvidia_research,
-                 "Offer the nvidia_docs tool (the guidance notes in docs/guidance/)")
+    cmd.add_flag(
+           "--nvidia-research",
+           nvidia_research,
+           "Offer the nvidia_docs tool (the guidance notes in docs/guidance/); with --provider openai "
+           "also OpenAI's hosted web search limited to docs.nvidia.com and developer.nvidia.com (billed "
+           "per search; cited pages go to llm/ and the candidate's rationale)")
         ->group(group);
 }
 
@@ -114,10 +156,16 @@ void llm_options::check() const
     }
     if (strategy != "refine" && strategy != "beam" && strategy != "evolve")
         throw user_error("--strategy " + strategy + ": unknown strategy (refine, beam, evolve)");
-    if (!reasoning_effort.empty() && reasoning_effort != "minimal" && reasoning_effort != "low" &&
-        reasoning_effort != "medium" && reasoning_effort != "high" && reasoning_effort != "none")
-        throw user_error("--reasoning-effort " + reasoning_effort +
-                         ": expected minimal, low, medium or high");
+    if (!reasoning_effort.empty())
+    {
+        const auto& values = llm::reasoning_effort_values();
+        if (std::find(values.begin(), values.end(), reasoning_effort) == values.end())
+            throw user_error("--reasoning-effort " + reasoning_effort + ": expected " + joined_efforts());
+    }
+    if (!store.empty() && store != "true" && store != "false")
+        throw user_error("--store " + store + ": expected true or false");
+    if (stream_idle_timeout_s <= 0)
+        throw user_error("--stream-idle-timeout-s must be greater than 0");
     if (structured_output != "auto" && structured_output != "schema" && structured_output != "fenced")
         throw user_error("--structured-output " + structured_output + ": expected auto, schema or fenced");
     if (request_timeout_s <= 0)
@@ -135,9 +183,11 @@ void llm_options::check() const
         throw user_error("--replay-from is an option of --provider replay");
     if (provider == "openai-chat")
     {
-        if (base_url.empty())
+        if (effective_base_url().empty())
             throw user_error(
-                "--provider openai-chat needs --base-url (e.g. http://127.0.0.1:8000/v1 for vLLM)");
+                "--provider openai-chat needs --base-url or OPENAI_BASE_URL (e.g. http://127.0.0.1:8000/v1 "
+                "for "
+                "vLLM)");
         if (model.empty())
             throw user_error("--provider openai-chat needs --model (the name the server knows the model by)");
     }
@@ -153,8 +203,13 @@ std::string llm_options::effective_model() const
 std::string llm_options::effective_reasoning_effort() const
 {
     if (!reasoning_effort.empty())
-        return reasoning_effort == "none" ? "" : reasoning_effort;
+        return reasoning_effort;
     return provider == "openai" ? "medium" : "";
+}
+
+std::string llm_options::effective_base_url() const
+{
+    return base_url.empty() ? openai_setting("OPENAI_BASE_URL") : base_url;
 }
 
 json::object llm_options::to_json() const
@@ -175,6 +230,8 @@ json::object llm_options::to_json() const
                         {"stream", !no_stream},
                         {"structured_output", structured_output},
                         {"request_timeout_s", request_timeout_s},
+                        {"stream_idle_timeout_s", stream_idle_timeout_s},
+                        {"store", store.empty() ? json::value(nullptr) : json::value(store == "true")},
                         {"max_tool_rounds", max_tool_rounds},
                         {"nvidia_research", nvidia_research},
                         {"seed", seed},
@@ -209,6 +266,10 @@ llm_options llm_options::from_json(const json::value& v, std::string_view origin
         out.nvidia_research = x->get_bool();
     if (const auto* x = o.if_contains("request_timeout_s"); x && x->is_number())
         out.request_timeout_s = x->to_number<double>();
+    if (const auto* x = o.if_contains("stream_idle_timeout_s"); x && x->is_number())
+        out.stream_idle_timeout_s = x->to_number<double>();
+    if (const auto* x = o.if_contains("store"); x && x->is_bool())
+        out.store = x->get_bool() ? "true" : "false";
     if (const auto* x = o.if_contains("max_tool_rounds"); x && x->is_number())
         out.max_tool_rounds = x->to_number<int>();
     if (const auto* x = o.if_contains("seed"); x && x->is_number())
@@ -234,7 +295,11 @@ model_client_bundle make_model_client(const llm_options& o, boost::asio::any_io_
     }
     llm::openai_client_options co;
     co.api = o.provider == "openai" ? llm::api_kind::responses : llm::api_kind::chat;
-    co.base_url = o.base_url;
+    co.base_url = o.effective_base_url();
+    co.organization = openai_setting("OPENAI_ORG_ID");
+    co.project = openai_setting("OPENAI_PROJECT_ID");
+    if (!o.store.empty())
+        co.store = o.store == "true";
     co.model = o.effective_model();
     co.key = llm::find_api_key(o.api_key_env);
     if (co.key)
@@ -246,7 +311,7 @@ model_client_bundle make_model_client(const llm_options& o, boost::asio::any_io_
     }
     else if (o.provider == "openai")
     {
-        const std::string base = o.base_url.empty() ? "https://api.openai.com/v1" : o.base_url;
+        const std::string base = co.base_url.empty() ? "https://api.openai.com/v1" : co.base_url;
         const auto url = http::parse_http_url(base, "--base-url");
         if (!http::is_loopback_host(url.host))
             throw user_error("no OpenAI API key: set " + o.api_key_env + " (or put " + o.api_key_env +
@@ -258,9 +323,10 @@ model_client_bundle make_model_client(const llm_options& o, boost::asio::any_io_
                                                       : llm::structured_mode::automatic;
     if (co.structured == llm::structured_mode::fenced)
         co.chat_caps.json_schema = false;
-    co.chat_caps.reasoning_effort = !o.reasoning_effort.empty() && o.reasoning_effort != "none";
-    co.chat_caps.max_completion_tokens = false;
+    co.chat_caps.reasoning_effort = !o.reasoning_effort.empty();
     co.request_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.request_timeout_s * 1000));
+    co.stream_idle_timeout =
+        std::chrono::milliseconds(static_cast<std::int64_t>(o.stream_idle_timeout_s * 1000));
     co.max_concurrent_requests = static_cast<std::size_t>(std::max(8, o.branches));
     co.retry.base_delay = o.retry_base_delay;
     co.extra_ca_file = o.extra_ca_file;
@@ -283,6 +349,8 @@ std::unique_ptr<llm_strategy> make_llm_strategy(const llm_options& o,
     so.exchange.max_tool_rounds = o.max_tool_rounds;
     so.tools = o.max_tool_rounds > 0;
     so.nvidia_docs = o.nvidia_research;
+    if (o.nvidia_research && o.provider == "openai")
+        so.web_search_domains = nvidia_research_domains();
     return make_llm_strategy_of_kind(b.client, std::move(so), w, b.redact);
 }
 

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace CLI
 {
@@ -31,6 +32,14 @@ namespace warpsmith
 
 /// openai, openai-chat, replay.
 bool is_llm_provider(std::string_view provider);
+
+/// The documentation sites the hosted web search of --nvidia-research may read (subdomains
+/// included): docs.nvidia.com, developer.nvidia.com.
+const std::vector<std::string>& nvidia_research_domains();
+
+/// A setting from the environment, else from ./.env (like the key), else "" (OPENAI_BASE_URL,
+/// OPENAI_ORG_ID, OPENAI_PROJECT_ID).
+std::string openai_setting(const std::string& name, const std::filesystem::path& dotenv = ".env");
 
 struct llm_options
 {
@@ -46,10 +55,14 @@ struct llm_options
     bool no_stream = false;                      ///< --no-stream
     std::string structured_output = "auto";      ///< --structured-output auto|schema|fenced
     double request_timeout_s = 600;              ///< --llm-timeout
+    double stream_idle_timeout_s = 600;          ///< --stream-idle-timeout-s
+    std::string store;                           ///< --store true|false ("" = not sent)
     int max_tool_rounds = 4;                     ///< --max-tool-rounds
-    bool nvidia_research = false;                ///< --nvidia-research (the nvidia_docs tool)
-    std::uint64_t seed = 0;                      ///< From --seed.
-    int branches = 1;                            ///< From --branches / --async: the concurrency cap.
+    /// --nvidia-research: the nvidia_docs tool (local notes); with --provider openai also the
+    /// hosted web search, limited to nvidia_research_domains().
+    bool nvidia_research = false;
+    std::uint64_t seed = 0;  ///< From --seed.
+    int branches = 1;        ///< From --branches / --async: the concurrency cap.
 
     // Not flags (tests).
     std::optional<std::filesystem::path> extra_ca_file;
@@ -68,6 +81,8 @@ struct llm_options
 
     /// The model name actually used (defaults applied).
     std::string effective_model() const;
+    /// --base-url, else the environment's OPENAI_BASE_URL (or ./.env's), else "".
+    std::string effective_base_url() const;
     std::string effective_reasoning_effort() const;
 
     boost::json::object to_json() const;

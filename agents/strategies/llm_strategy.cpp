@@ -21,6 +21,19 @@ namespace json = boost::json;
 namespace asio = boost::asio;
 using llm::proposal_mode;
 
+namespace
+{
+
+json::array citations_json(const std::vector<llm::url_citation>& citations)
+{
+    json::array out;
+    for (const auto& c : citations)
+        out.push_back(json::object{{"url", c.url}, {"title", c.title}});
+    return out;
+}
+
+}  // namespace
+
 std::uint64_t round_seed(std::uint64_t seed, int branch, int iteration)
 {
     // splitmix64 over the three values: independent streams per (branch, iteration).
@@ -177,6 +190,7 @@ asio::awaitable<std::optional<proposal>> llm_strategy::propose(proposal_context 
     req.stream = opts_.stream;
     req.reasoning_effort = opts_.reasoning_effort;
     req.max_output_tokens = opts_.max_output_tokens;
+    req.web_search_domains = opts_.web_search_domains;
     req.schema = llm::output_schema{"kernel_proposal", llm::proposal_json_schema(), true};
     req.messages.push_back(llm::message::system(llm::render_system_prompt(in.structured, opts_.tools)));
     req.messages.push_back(llm::message::user(llm::render_user_prompt(in)));
@@ -241,6 +255,14 @@ asio::awaitable<std::optional<proposal>> llm_strategy::propose(proposal_context 
     }
 
     proposal prop = std::move(*accepted);
+    if (!outcome.citations.empty())
+    {
+        // The pages the model read and cited stay with the candidate (reports, later prompts).
+        std::string sources;
+        for (const auto& c : outcome.citations)
+            sources += (sources.empty() ? "" : ", ") + c.url;
+        prop.rationale += (prop.rationale.empty() ? "" : "\n") + std::string("Sources: ") + sources;
+    }
     if (repair_id)
         prop.parent = *repair_id;
     else if (p.parent)
@@ -264,6 +286,7 @@ asio::awaitable<std::optional<proposal>> llm_strategy::propose(proposal_context 
         {"tool_calls", outcome.tool_calls},
         {"answer_repairs", outcome.answer_repairs},
         {"usage", llm::usage_to_json(outcome.usage)},
+        {"citations", citations_json(outcome.citations)},
         {"features", extract_features(prop.cand, resource_usage{}, work_, ctx.view.device).to_json()}};
     if (!p.hint.empty())
         prop.meta["hint"] = p.hint;

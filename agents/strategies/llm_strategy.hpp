@@ -47,6 +47,9 @@ struct llm_strategy_options
     llm::exchange_settings exchange;  ///< Tool rounds, answer repairs.
     bool tools = true;
     bool nvidia_docs = false;
+    /// Hosted web search limited to these domains (--nvidia-research with --provider openai);
+    /// cited pages are appended to the candidate's rationale.
+    std::vector<std::string> web_search_domains;
     std::filesystem::path guidance_dir;
     int recent_failures = 4;  ///< Failures shown per round.
     // evolve

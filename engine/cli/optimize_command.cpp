@@ -44,7 +44,9 @@ struct optimize_args : search_session_args
     // Workload.
     std::string workload, description, signature, reference, initial_kernel, input_cases;
     // Search.
-    std::string provider = "scripted";
+    /// "" until resolved: --candidates alone means scripted, anything else openai (the quick start,
+    /// `optimize --description "..."`, needs a model and names none).
+    std::string provider;
     std::string strategy;  ///< "": the provider's default.
     std::string candidates;
     double scripted_latency_ms = 0;
@@ -509,6 +511,8 @@ int run_optimize(std::shared_ptr<optimize_args> args)
 {
     if (!args->config.empty())
         apply_config(*args);
+    if (args->provider.empty())
+        args->provider = args->candidates.empty() ? "openai" : "scripted";
     auto plan = std::make_shared<optimize_plan>(prepare(*args));
     if (!args->json_progress)
         std::fflush(stdout);
@@ -534,9 +538,12 @@ constexpr const char* optimize_footer = R"(Examples:
   # Settings from a file (keys are flag names; the command line wins):
   warpsmith optimize --config optimize.json --max-iterations 3
 
-  # A model on the OpenAI Responses API (key from OPENAI_API_KEY or ./.env), workload inferred:
+  # Quick start: OpenAI's Responses API (gpt-5-mini, medium effort; key from OPENAI_API_KEY or ./.env),
+  # workload inferred from a description:
+  warpsmith optimize --description "Single-precision GEMM with rectangular matrices." --max-cost 2
+  # The same with other settings, and NVIDIA's documentation searched on the web:
   warpsmith optimize --description "Single-precision GEMM with rectangular matrices." --provider openai \
-      --model gpt-5-mini --reasoning-effort medium --strategy evolve --branches 4 --max-cost 2
+      --model gpt-5 --reasoning-effort high --strategy evolve --branches 4 --max-cost 5 --nvidia-research
   # A local OpenAI-compatible server (vLLM, llama.cpp, Ollama, LM Studio) with its own workload:
   warpsmith optimize --workload bench/workloads/sgemm --provider openai-chat \
       --base-url http://127.0.0.1:8000/v1 --model qwen2.5-coder --strategy beam --branches 2
@@ -546,6 +553,7 @@ constexpr const char* optimize_footer = R"(Examples:
   warpsmith optimize --workload bench/workloads/sgemm --provider autotune --strategy anneal --max-candidates 60
 
 Providers: scripted, openai, openai-chat, replay (docs/agents.md), autotune (docs/autotune.md).
+Without --provider: scripted when --candidates is given, else openai.
 Without any budget flag, --max-iterations 5 applies. Budgets stop the run at the first one reached;
 work in flight then gets --grace-seconds to finish. Ctrl-C: stop proposing, let the GPU finish the
 current evaluation, write the summary, exit 130; Ctrl-C again aborts at once (the journal is intact).
@@ -558,7 +566,8 @@ std::string provider_help()
     std::string names;
     for (const auto& p : providers())
         names += (names.empty() ? "" : ", ") + p.name;
-    return "Who proposes candidates: " + names + " (default scripted)";
+    return "Who proposes candidates: " + names +
+           " (default: scripted with --candidates, else openai: Responses API, gpt-5-mini, medium effort)";
 }
 
 }  // namespace

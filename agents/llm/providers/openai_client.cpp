@@ -6,6 +6,10 @@
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
 
 namespace warpsmith::llm
@@ -44,7 +48,8 @@ double ms_between(clock_type::time_point a, clock_type::time_point b)
 
 }  // namespace
 
-openai_client::openai_client(asio::any_io_executor ex, openai_client_options opts) : opts_(std::move(opts))
+openai_client::openai_client(asio::any_io_executor ex, openai_client_options opts)
+    : opts_(std::move(opts)), failure_policy_(opts_.retry, opts_.retry_seed ? opts_.retry_seed + 1 : 0)
 {
     if (opts_.base_url.empty())
         opts_.base_url = default_base_url;
@@ -56,6 +61,9 @@ openai_client::openai_client(asio::any_io_executor ex, openai_client_options opt
             "--insecure-local turns TLS verification off only for a loopback --base-url (127.0.0.1, ::1, "
             "localhost); '" +
             url.host + "' is not one");
+    if (opts_.key && !url.is_https() && !loopback_)
+        throw user_error("refusing to send the API key over plain http to '" + url.host +
+                         "': use an https --base-url (plain http is allowed only for loopback hosts)");
     if (!opts_.key && url.host == "api.openai.com")
         throw user_error(
             "no OpenAI API key: set OPENAI_API_KEY (or put OPENAI_API_KEY=... in ./.env), or name another "
@@ -78,6 +86,13 @@ openai_client::openai_client(asio::any_io_executor ex, openai_client_options opt
     ho.retry = opts_.retry;
     ho.retry_seed = opts_.retry_seed;
     ho.proxy = opts_.proxy;
+    ho.final_answer = [](const http::http_response& r) -> std::optional<std::string>
+    {
+        // A rate limit passes; an exhausted quota does not, however long one waits.
+        if (r.status == 429 && api_error_code(r.body) == "insufficient_quota")
+            return "HTTP 429 insufficient_quota (not retried: waiting does not refill a quota)";
+        return std::nullopt;
+    };
     http_ = std::make_unique<http::http_client>(ex, std::move(ho));
 }
 
@@ -95,6 +110,76 @@ bool openai_client::structured_output() const
     return opts_.api == api_kind::responses || opts_.chat_caps.json_schema;
 }
 
+json::object openai_client::body_for(const model_request& req) const
+{
+    const bool responses = opts_.api == api_kind::responses;
+    model_request effective = req;
+    if (!structured_output())
+        effective.schema.reset();
+    if (no_reasoning_.count(req.model))
+        effective.reasoning_effort.clear();
+    chat_capabilities caps = opts_.chat_caps;
+    caps.reasoning_effort = caps.reasoning_effort && !no_reasoning_.count(req.model);
+    json::object body = responses ? build_responses_body(effective) : build_chat_body(effective, caps);
+    if (opts_.store)
+    {
+        body["store"] = *opts_.store;
+        // Without storage the reasoning items sent back in a tool round cannot be looked up by id;
+        // their encrypted content travels with them instead.
+        if (responses && !*opts_.store)
+            body["include"] = json::array{"reasoning.encrypted_content"};
+    }
+    return body;
+}
+
+bool openai_client::learn_refused_parameter(const http::http_status_error& e,
+                                            const model_request& req,
+                                            const json::object& sent)
+{
+    if (e.status() != 400)
+        return false;
+    const auto code = api_error_code(e.body());
+    const auto param = api_error_param(e.body());
+    const auto message = api_error_message(e.body());
+    const bool unsupported = code == "unsupported_parameter" ||
+                             message.find("nsupported parameter") != std::string::npos ||
+                             message.find("nrecognized request argument") != std::string::npos;
+    if (!unsupported)
+        return false;
+    const bool responses = opts_.api == api_kind::responses;
+    const bool sent_reasoning = sent.contains(responses ? "reasoning" : "reasoning_effort");
+    if (sent_reasoning &&
+        (param.rfind("reasoning", 0) == 0 || message.find("reasoning") != std::string::npos))
+    {
+        // Requests already in flight learn it too; only the first says so.
+        if (no_reasoning_.insert(req.model).second)
+            log_warn(provider() + ": model '" + req.model +
+                     "' does not take reasoning parameters (HTTP 400 unsupported_parameter); asking "
+                     "again without them, and leaving them out for the rest of the run");
+        return true;
+    }
+    if (!responses)
+    {
+        const bool refused_new =
+            sent.contains("max_completion_tokens") &&
+            (param == "max_completion_tokens" || message.find("max_completion_tokens") != std::string::npos);
+        const bool refused_old = sent.contains("max_tokens") &&
+                                 (param == "max_tokens" || message.find("'max_tokens'") != std::string::npos);
+        if (refused_new || refused_old)
+        {
+            if (opts_.chat_caps.max_completion_tokens == refused_new)
+            {
+                opts_.chat_caps.max_completion_tokens = !refused_new;
+                log_warn(base_printable_ + " refused " +
+                         (refused_new ? "max_completion_tokens" : "max_tokens") + " (HTTP 400); sending " +
+                         (refused_new ? "max_tokens" : "max_completion_tokens") + " from now on");
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
 asio::awaitable<model_response> openai_client::complete(model_request req)
 {
     const bool responses = opts_.api == api_kind::responses;
@@ -105,16 +190,14 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
         provider(), base_printable_, req.model, opts_.key ? opts_.key->source : "", loopback_};
     const redactor& redact = opts_.redact ? *opts_.redact : redact_;
 
-    for (int protocol_attempt = 1;; ++protocol_attempt)
+    int failed_attempts = 0;  // server_reported_failure answers, against retry.max_attempts
+    int learnt = 0;           // requests sent again without a refused parameter
+    for (int protocol_attempt = 1;;)
     {
-        model_request effective = req;
-        if (!structured_output())
-            effective.schema.reset();
         exchange_trace trace;
         trace.provider = provider();
         trace.url = base_printable_ + path;
-        json::object body =
-            responses ? build_responses_body(effective) : build_chat_body(effective, opts_.chat_caps);
+        json::object body = body_for(req);
         trace.request_body = body;
 
         http::http_request hr;
@@ -123,6 +206,10 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
         hr.headers.emplace_back("Content-Type", "application/json");
         if (opts_.key)
             hr.headers.emplace_back("Authorization", "Bearer " + opts_.key->value);
+        if (!opts_.organization.empty())
+            hr.headers.emplace_back("OpenAI-Organization", opts_.organization);
+        if (!opts_.project.empty())
+            hr.headers.emplace_back("OpenAI-Project", opts_.project);
         hr.body = json::serialize(body);
         hr.timeout = opts_.request_timeout;
         trace.request_headers = http::format_headers_redacted(hr.headers);
@@ -212,6 +299,7 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
         // Decide what the failure means; record it either way.
         std::exception_ptr to_throw;
         bool again = false;
+        std::chrono::milliseconds wait{0};
         try
         {
             std::rethrow_exception(failure);
@@ -224,9 +312,11 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
             auto v = json::parse(e.body(), ec);
             trace.response_body = ec ? json::value(e.body()) : v;
             trace.error = redact.apply(std::string_view(e.what()));
-            if (!responses && req.schema && opts_.chat_caps.json_schema &&
-                opts_.structured == structured_mode::automatic && e.status() == 400 &&
-                mentions_structured_output(e.body()))
+            if (learn_refused_parameter(e, req, body) && ++learnt <= 3)
+                again = true;
+            else if (!responses && req.schema && opts_.chat_caps.json_schema &&
+                     opts_.structured == structured_mode::automatic && e.status() == 400 &&
+                     mentions_structured_output(e.body()))
             {
                 opts_.chat_caps.json_schema = false;
                 log_warn(base_printable_ +
@@ -242,6 +332,30 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
             trace.error = redact.apply(std::string_view(e.what()));
             to_throw = std::current_exception();
         }
+        catch (const server_reported_failure& e)
+        {
+            trace.error = redact.apply(std::string_view(e.what()));
+            ++failed_attempts;
+            if (e.api_code() == "insufficient_quota")
+                to_throw = std::make_exception_ptr(
+                    fatal_provider_error("the account behind the API key has no quota left at " +
+                                         base_printable_ + " (" + trace.error + ")"));
+            else if (e.api_code().rfind("invalid_", 0) == 0 || failed_attempts >= opts_.retry.max_attempts)
+                to_throw = std::make_exception_ptr(std::system_error(
+                    e.code(),
+                    trace.error + (failed_attempts > 1
+                                       ? " (after " + std::to_string(failed_attempts) + " attempts)"
+                                       : std::string())));
+            else
+            {
+                wait = failure_policy_.backoff(failed_attempts);
+                log_warn(provider() + ": " + trace.error + "; asking again in " +
+                         std::to_string(wait.count()) + " ms (attempt " +
+                         std::to_string(failed_attempts + 1) + " of " +
+                         std::to_string(opts_.retry.max_attempts) + ")");
+                again = true;
+            }
+        }
         catch (const std::system_error& e)
         {
             trace.error = redact.apply(std::string_view(e.what()));
@@ -250,6 +364,7 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
                 log_warn(provider() + ": " + trace.error + "; asking again (" +
                          std::to_string(protocol_attempt + 1) + " of " +
                          std::to_string(opts_.protocol_retries + 1) + ")");
+                ++protocol_attempt;
                 again = true;
             }
             else
@@ -261,9 +376,17 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
             to_throw = std::make_exception_ptr(std::runtime_error(trace.error));
         }
         notify(req, nullptr, trace);
-        if (again)
-            continue;
-        std::rethrow_exception(to_throw);
+        if (!again)
+            std::rethrow_exception(to_throw);
+        if (wait.count() > 0)
+        {
+            asio::steady_timer timer(co_await asio::this_coro::executor);
+            timer.expires_after(wait);
+            auto [wait_ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+            if (wait_ec)
+                throw std::system_error(std::error_code(wait_ec),
+                                        provider() + ": cancelled while waiting to retry");
+        }
     }
 }
 

@@ -12,6 +12,15 @@
 // * openai-chat with structured output "auto": a server that answers 400 to response_format
 //   json_schema is asked again without it, and every later request goes without it (answers are
 //   then parsed from fenced blocks; see docs/prompts.md).
+// * A server that failed the request (response.failed, a stream "error" event, rate limits
+//   included) is asked again after a back-off under the same retry policy (retry_options:
+//   attempts and delays), never at once and never as a "fix your answer" follow-up.
+// * A 429 insufficient_quota is final at once (fatal_provider_error), not retried.
+// * Parameters a model refuses are learnt once per run from its 400 unsupported_parameter and
+//   left out from then on, with one warning: reasoning (reasoning.effort, or reasoning_effort for
+//   openai-chat) for models that do not reason, and for openai-chat max_completion_tokens on a
+//   server that knows only max_tokens (or the reverse).
+// * The API key is never sent over plain http to a host that is not loopback.
 // * Every exchange, failed ones included, is reported to the observer (llm/ records).
 //
 // Threading: one io_context thread, like http_client.
@@ -27,6 +36,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace warpsmith::llm
@@ -57,7 +67,15 @@ struct openai_client_options
 
     std::chrono::milliseconds request_timeout{600'000};
     std::chrono::milliseconds connect_timeout{15'000};
-    std::chrono::milliseconds stream_idle_timeout{120'000};
+    /// Longest silence in a stream (keep-alive comments count as traffic). Reasoning models may
+    /// think long before their first event; the official SDK waits 600 s too.
+    std::chrono::milliseconds stream_idle_timeout{600'000};
+    /// OpenAI-Organization and OpenAI-Project headers ("" = not sent).
+    std::string organization;
+    std::string project;
+    /// "store": sent only when set; false also asks for reasoning.encrypted_content (Responses),
+    /// since the server then keeps no reasoning items to look up by id.
+    std::optional<bool> store;
     std::size_t max_concurrent_requests = 8;
     http::retry_options retry;
     std::uint64_t retry_seed = 0;
@@ -73,7 +91,7 @@ class openai_client final : public model_client
 {
 public:
     /// Throws user_error: malformed base URL, --insecure-local with a non-loopback URL, `openai`
-    /// against api.openai.com without a key.
+    /// against api.openai.com without a key, a key with a plain http URL of a non-loopback host.
     openai_client(boost::asio::any_io_executor ex, openai_client_options opts);
     ~openai_client() override;
 
@@ -84,8 +102,20 @@ public:
 
     const http::http_client& http() const { return *http_; }
 
+    /// Models this run learnt do not take reasoning parameters.
+    const std::set<std::string>& models_without_reasoning() const { return no_reasoning_; }
+
 private:
+    boost::json::object body_for(const model_request& req) const;
+    /// A 400 that names a parameter the model or server refuses: learns to leave it out. True when
+    /// the request is worth sending again without it.
+    bool learn_refused_parameter(const http::http_status_error& e,
+                                 const model_request& req,
+                                 const boost::json::object& sent);
+
     openai_client_options opts_;
+    std::set<std::string> no_reasoning_;
+    http::retry_policy failure_policy_;
     std::unique_ptr<http::http_client> http_;
     redactor redact_;
     std::string base_printable_;

@@ -5,6 +5,7 @@
 
 #include "agents/http/sse_parser.hpp"
 #include "agents/llm/chat_mapping.hpp"
+#include "agents/llm/protocol_error.hpp"
 #include "agents/llm/responses_mapping.hpp"
 #include "harness/core/error.hpp"
 
@@ -86,6 +87,53 @@ BOOST_AUTO_TEST_CASE(provider_items_are_echoed_verbatim)
     BOOST_TEST(body.at("tool_choice") == "none");
 }
 
+BOOST_AUTO_TEST_CASE(a_reasoning_item_without_its_following_item_is_left_out)
+{
+    auto r = sample_request();
+    message cut;
+    cut.role = role::assistant;
+    cut.provider_items =
+        json::array{json::object{{"type", "reasoning"}, {"id", "rs_1"}, {"summary", json::array{}}}};
+    r.messages.push_back(cut);
+    r.messages.push_back(message::user("your answer was cut off"));
+    message whole;
+    whole.role = role::assistant;
+    whole.provider_items = json::array{
+        json::object{{"type", "reasoning"}, {"id", "rs_2"}, {"summary", json::array{}}},
+        json::object{{"type", "reasoning"}, {"id", "rs_3"}, {"summary", json::array{}}},
+        json::object{{"type", "function_call"}, {"call_id", "c9"}, {"name", "compile"}, {"arguments", "{}"}}};
+    r.messages.push_back(whole);
+    const auto body = build_responses_body(r);
+    std::vector<std::string> ids;
+    for (const auto& item : body.at("input").as_array())
+        if (item.as_object().contains("id"))
+            ids.emplace_back(item.at("id").as_string());
+    // rs_1 stood alone, rs_2 was followed by another reasoning item: only rs_3 (before its call).
+    BOOST_TEST(ids == std::vector<std::string>{"rs_3"}, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(web_search_tool_and_citations)
+{
+    auto r = sample_request();
+    r.web_search_domains = {"docs.nvidia.com"};
+    const auto body = build_responses_body(r);
+    const auto& tool = body.at("tools").as_array().back();
+    BOOST_TEST(tool.at("type") == "web_search");
+    BOOST_TEST(tool.at("filters").at("allowed_domains").at(0) == "docs.nvidia.com");
+    BOOST_TEST(body.at("max_tool_calls") == 4);
+    const auto resp = parse_responses_body(json::parse(R"({"status": "completed", "output": [
+        {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search"}},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "see",
+         "annotations": [{"type": "url_citation", "url": "https://docs.nvidia.com/a", "title": "A",
+                          "start_index": 0, "end_index": 3},
+                         {"type": "url_citation", "url": "https://docs.nvidia.com/a", "title": "A",
+                          "start_index": 0, "end_index": 3}]}]}]})"));
+    BOOST_REQUIRE_EQUAL(resp.citations.size(), 1u);
+    BOOST_TEST(resp.citations[0].url == "https://docs.nvidia.com/a");
+    BOOST_TEST(resp.usage.web_search_calls == 1);
+    BOOST_TEST(model_response::from_json(resp.to_json()).citations.size() == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(response_with_text_tools_and_usage)
 {
     const auto v = json::parse(R"({"id": "resp_1", "model": "gpt-5-mini-2025-08-07", "status": "completed",
@@ -151,18 +199,33 @@ BOOST_AUTO_TEST_CASE(stream_incomplete_failed_and_error_events)
     a.on_event(ev("response.incomplete", R"({"type":"response.incomplete","response":{"status":"incomplete",
         "incomplete_details":{"reason":"max_output_tokens"},"output":[]}})"));
     BOOST_TEST(a.result().status == "incomplete");
+    // A failed response is the server's failure, not an answer: server_reported_failure, which the
+    // client retries (never answer validation).
     responses_stream b;
-    b.on_event(ev("response.failed", R"({"type":"response.failed","response":{"status":"failed",
-        "error":{"code":"server_error","message":"boom"},"output":[]}})"));
-    BOOST_TEST(b.result().status == "failed");
+    try
+    {
+        b.on_event(ev("response.failed", R"({"type":"response.failed","response":{"status":"failed",
+            "error":{"code":"server_error","message":"boom"},"output":[]}})"));
+        BOOST_FAIL("a failed response must throw");
+    }
+    catch (const server_reported_failure& e)
+    {
+        BOOST_TEST(e.api_code() == "server_error");
+        BOOST_TEST(std::string(e.what()).find("boom") != std::string::npos);
+    }
+    BOOST_CHECK_THROW(
+        parse_responses_body(
+            json::parse(R"({"status":"failed","error":{"code":"server_error","message":"x"},"output":[]})")),
+        server_reported_failure);
     responses_stream c;
     try
     {
         c.on_event(ev("error", R"({"type":"error","code":"rate_limit_exceeded","message":"slow down"})"));
         BOOST_FAIL("an error event must throw");
     }
-    catch (const std::system_error& e)
+    catch (const server_reported_failure& e)
     {
+        BOOST_TEST(e.api_code() == "rate_limit_exceeded");
         BOOST_TEST(std::string(e.what()).find("slow down") != std::string::npos);
         BOOST_TEST(std::string(e.what()).find("rate_limit_exceeded") != std::string::npos);
     }
@@ -200,7 +263,8 @@ BOOST_AUTO_TEST_CASE(request_body_maps_every_part)
     BOOST_TEST(body.at("response_format").at("type") == "json_schema");
     BOOST_TEST(body.at("response_format").at("json_schema").at("name") == "kernel_proposal");
     BOOST_TEST(body.at("reasoning_effort") == "medium");
-    BOOST_TEST(body.at("max_tokens") == 1000);
+    BOOST_TEST(body.at("max_completion_tokens") == 1000);  // the default: what OpenAI takes
+    BOOST_TEST(!body.contains("max_tokens"));
     BOOST_TEST(body.at("stream_options").at("include_usage") == true);
     BOOST_TEST(body.at("tools").at(0).at("function").at("name") == "compile");
 }
@@ -211,12 +275,12 @@ BOOST_AUTO_TEST_CASE(capabilities_drop_unsupported_fields)
     caps.json_schema = false;
     caps.reasoning_effort = false;
     caps.stream_usage = false;
-    caps.max_completion_tokens = true;
+    caps.max_completion_tokens = false;  // an older compatible server
     const auto body = build_chat_body(sample_request(), caps);
     BOOST_TEST(!body.contains("response_format"));
     BOOST_TEST(!body.contains("reasoning_effort"));
     BOOST_TEST(!body.contains("stream_options"));
-    BOOST_TEST(body.at("max_completion_tokens") == 1000);
+    BOOST_TEST(body.at("max_tokens") == 1000);
 }
 
 BOOST_AUTO_TEST_CASE(response_with_tools_and_usage)

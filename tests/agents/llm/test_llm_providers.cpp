@@ -63,7 +63,13 @@ model_request propose_request(bool stream, bool tools = true)
         message::user("[warpsmith task=propose mode=improve branch=0 iteration=1]\nsee c0001"));
     if (tools)
         r.tools.push_back(tool_definition{"compile", "compile", json::object{{"type", "object"}}});
-    r.schema = output_schema{"kernel_proposal", json::object{{"type", "object"}}, true};
+    // A strict schema the API accepts (the strict fake refuses one without additionalProperties).
+    r.schema = output_schema{"kernel_proposal",
+                             json::object{{"type", "object"},
+                                          {"properties", json::object{}},
+                                          {"required", json::array{}},
+                                          {"additionalProperties", false}},
+                             true};
     return r;
 }
 

@@ -457,9 +457,32 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused_before_any_run_directory)
         {{"--description", description, "--provider", "openai-chat", "--model", "m", "--base-url", "ftp://x"},
          "--base-url"},
         {{"--description", description, "--provider", "openai", "--strategy", "greedy"}, "unknown strategy"},
-        {{"--workload", (source_dir() / "bench" / "workloads" / "sgemm").string(), "--model", "m"},
+        {{"--workload",
+          (source_dir() / "bench" / "workloads" / "sgemm").string(),
+          "--candidates",
+          (source_dir() / "bench" / "workloads" / "sgemm" / "candidates").string(),
+          "--model",
+          "m"},
          "--model is an option of the model providers"},
-        {{"--description", description}, "requires a model provider"},
+        {{"--description",
+          description,
+          "--candidates",
+          (source_dir() / "bench" / "workloads" / "sgemm" / "candidates").string()},
+         "requires a model provider"},
+        // The quick start as typed, without a key: openai, and its one-line message.
+        {{"--description", description}, "no OpenAI API key: set OPENAI_API_KEY"},
+        {{"--description",
+          description,
+          "--provider",
+          "openai",
+          "--base-url",
+          "http://api.example.com/v1",
+          "--api-key-env",
+          "WARPSMITH_TEST_PLAIN_HTTP_KEY"},
+         "refusing to send the API key over plain http to 'api.example.com'"},
+        {{"--description", description, "--reasoning-effort", "extreme"},
+         "expected none, minimal, low, medium, high, xhigh, max"},
+        {{"--description", description, "--store", "maybe"}, "--store maybe: expected true or false"},
         {{"--description", description, "--provider", "replay"}, "needs --replay-from"},
         {{"--description", description, "--provider", "replay", "--replay-from", "no-such-run"},
          "no such run directory"},
@@ -475,6 +498,7 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused_before_any_run_directory)
           "missing.json"},
          "missing.json"},
     };
+    ::setenv("WARPSMITH_TEST_PLAIN_HTTP_KEY", "sk-plain-http-test-00000000", 1);
     for (const auto& c : cases)
     {
         BOOST_TEST_CONTEXT(c.needle)
@@ -484,6 +508,89 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused_before_any_run_directory)
             BOOST_TEST(!fs::exists(tmp.path() / "results" / "run-001"));
         }
     }
+    ::unsetenv("WARPSMITH_TEST_PLAIN_HTTP_KEY");
+}
+
+BOOST_AUTO_TEST_CASE(quick_start_as_typed_runs_the_openai_responses_search)
+{
+    if (!binaries_present())
+        return;
+    // `warpsmith optimize --description "..."` names no provider: with a key it is the Responses
+    // API with gpt-5-mini at medium effort (here against the strict fake server).
+    fake_openai_options fo;
+    fo.api_key = secret;
+    fake_openai_server server(fo);
+    ::setenv("OPENAI_API_KEY", secret.c_str(), 1);
+    auto r = optimize(
+        tmp.path(), {"--description", description, "--base-url", server.base_url(), "--max-iterations", "1"});
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.err);
+    const fs::path run = tmp.path() / "results" / "run-001";
+    const auto config = read_json_file(run / "run.json").at("config");
+    BOOST_TEST(config.at("provider").at("name") == "openai");
+    BOOST_TEST(config.at("llm").at("model") == "gpt-5-mini");
+    BOOST_TEST(server.task_counts()["infer"] >= 1);
+    BOOST_TEST(count_events(run, "proposed") >= 1);
+    for (const auto& q : server.requests())
+    {
+        BOOST_TEST(q.target == "/v1/responses");
+        const auto body = json::parse(q.body);
+        BOOST_TEST(body.at("model") == "gpt-5-mini");
+        BOOST_TEST(body.at("reasoning").at("effort") == "medium");
+    }
+    BOOST_TEST(server.rejected().empty());
+    check_no_secret(tmp.path(), r);
+    ::unsetenv("OPENAI_API_KEY");
+    server.stop();
+}
+
+BOOST_AUTO_TEST_CASE(nvidia_research_with_openai_searches_nvidia_docs_and_keeps_the_citations)
+{
+    if (!binaries_present())
+        return;
+    fake_openai_options fo;
+    fo.tool_calls = false;
+    fake_openai_server server(fo);
+    ::setenv("OPENAI_API_KEY", secret.c_str(), 1);
+    auto r = optimize(tmp.path(),
+                      {"--workload",
+                       (source_dir() / "bench" / "workloads" / "sgemm").string(),
+                       "--provider",
+                       "openai",
+                       "--base-url",
+                       server.base_url(),
+                       "--nvidia-research",
+                       "--max-iterations",
+                       "1"});
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.err);
+    BOOST_TEST(server.rejected().empty());
+    const fs::path run = tmp.path() / "results" / "run-001";
+    // The request offered the hosted web search, limited to NVIDIA's documentation, and bounded.
+    const auto body = json::parse(server.requests().front().body);
+    bool searched = false;
+    for (const auto& t : body.at("tools").as_array())
+        if (t.at("type") == "web_search")
+        {
+            searched = true;
+            const auto& domains = t.at("filters").at("allowed_domains").as_array();
+            BOOST_TEST(domains.size() == 2u);
+            BOOST_TEST(domains[0] == "docs.nvidia.com");
+        }
+    BOOST_TEST(searched);
+    BOOST_TEST(body.at("max_tool_calls").to_number<int>() >= 1);
+    // The cited pages: in the candidate's rationale and in llm/, and the searches were billed.
+    std::string rationale;
+    for (const auto& e : fs::directory_iterator(run / "candidates"))
+        rationale += read_text_file(e.path() / "candidate.json");
+    BOOST_TEST(contains(rationale, "Sources: https://docs.nvidia.com/cuda/cuda-c-best-practices-guide/"));
+    std::string records;
+    for (const auto& e : fs::directory_iterator(run / "llm"))
+        records += read_text_file(e.path());
+    BOOST_TEST(contains(records, "\"citations\""));
+    const auto usage = read_json_file(run / "llm" / "usage.json").at("total");
+    BOOST_TEST(usage.at("web_search_calls").to_number<int>() >= 1);
+    BOOST_TEST(usage.at("cost_usd").to_number<double>() >= 0.01);
+    ::unsetenv("OPENAI_API_KEY");
+    server.stop();
 }
 
 BOOST_AUTO_TEST_SUITE_END()

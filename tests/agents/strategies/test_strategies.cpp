@@ -632,7 +632,9 @@ BOOST_AUTO_TEST_CASE(flag_checks_name_the_problem)
     fails({"--model", "x"}, "scripted", "--model is an option of the model providers");
     fails({}, "openai-chat", "--provider openai-chat needs --base-url");
     fails({"--base-url", "http://127.0.0.1:8000/v1"}, "openai-chat", "needs --model");
-    fails({"--reasoning-effort", "max"}, "openai", "--reasoning-effort max");
+    fails({"--reasoning-effort", "ultra"}, "openai", "--reasoning-effort ultra");
+    fails({"--store", "no"}, "openai", "--store no: expected true or false");
+    fails({"--stream-idle-timeout-s", "0"}, "openai", "--stream-idle-timeout-s must be greater than 0");
     fails({"--structured-output", "xml"}, "openai", "--structured-output xml");
     fails({}, "replay", "--provider replay needs --replay-from RUN");
     fails({"--replay-from", "results/run-001"}, "openai", "--replay-from is an option of --provider replay");

@@ -99,6 +99,8 @@ struct parsed_request
     std::vector<std::string> user_texts;
     int tool_results = 0;
     std::string task, mode;
+    bool web_search = false;
+    bool encrypted_reasoning = false;  // include reasoning.encrypted_content
 };
 
 parsed_request parse_request(const std::string& target, const json::object& body)
@@ -115,7 +117,18 @@ parsed_request parse_request(const std::string& target, const json::object& body
     const bool tools_none = tc && tc->is_string() && tc->get_string() == "none";
     if (const auto* t = body.if_contains("tools");
         t && t->is_array() && !t->get_array().empty() && !tools_none)
-        r.tools = true;
+        for (const auto& tool : t->get_array())
+        {
+            const auto* type = tool.is_object() ? tool.get_object().if_contains("type") : nullptr;
+            if (type && *type == "function")
+                r.tools = true;
+            else if (type && type->is_string() &&
+                     std::string_view(type->get_string()).rfind("web_search", 0) == 0)
+                r.web_search = true;
+        }
+    if (const auto* inc = body.if_contains("include"); inc && inc->is_array())
+        for (const auto& x : inc->get_array())
+            r.encrypted_reasoning = r.encrypted_reasoning || x == "reasoning.encrypted_content";
     if (r.responses)
     {
         if (const auto* t = body.if_contains("text"); t && t->is_object())
@@ -195,6 +208,7 @@ struct fake_openai_server::impl
     std::size_t script_pos = 0;
     std::map<std::string, int> tasks;
     std::map<std::string, int> proposed;
+    std::vector<std::string> rejected;
     int next_id = 1;
     std::string inference_text;  // the inference JSON (cached)
 
@@ -363,18 +377,29 @@ struct fake_openai_server::impl
                                   {"type", "invalid_request_error"},
                                   {"code", "invalid_api_key"}}}}));
         }
+        boost::system::error_code ec;
+        auto bv = json::parse(req.body, ec);
+        if (ec || !bv.is_object())
+            return response_plan::json(
+                400,
+                R"({"error": {"message": "We could not parse the JSON body of your request.", "type": "invalid_request_error", "param": null, "code": null}})");
+        if (opts.strict)
+        {
+            const bool responses_api = req.target.find("/responses") != std::string::npos;
+            const auto problem = responses_api ? check_responses_request(bv.as_object(), opts.rules)
+                                               : check_chat_request(bv.as_object(), opts.rules);
+            if (problem)
+            {
+                rejected.push_back(problem->body());
+                return response_plan::json(problem->status, problem->body());
+            }
+        }
         std::optional<openai_fault> fault;
         if (!faults.empty())
         {
             fault = faults.front();
             faults.pop_front();
         }
-        boost::system::error_code ec;
-        auto bv = json::parse(req.body, ec);
-        if (ec || !bv.is_object())
-            return response_plan::json(
-                400,
-                R"({"error": {"message": "We could not parse the JSON body of your request.", "type": "invalid_request_error"}})");
         const auto r = parse_request(req.target, bv.as_object());
         if (!opts.models.empty() && !opts.models.count(r.model))
             fault = openai_fault::not_found;
@@ -415,6 +440,10 @@ struct fake_openai_server::impl
                                                "` does not exist or you do not have access to it."},
                                           {"type", "invalid_request_error"},
                                           {"code", "model_not_found"}}}}));
+                case openai_fault::insufficient_quota:
+                    return response_plan::json(
+                        429,
+                        R"({"error": {"message": "You exceeded your current quota, please check your plan and billing details.", "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}})");
                 case openai_fault::malformed_json:
                     return response_plan::json(
                         200, R"({"id": "resp_broken", "output": [{"type": "message", "content": [)");
@@ -430,16 +459,38 @@ struct fake_openai_server::impl
 
         if (r.responses)
         {
-            json::array output{
-                json::object{{"type", "reasoning"}, {"id", "rs_" + sid}, {"summary", json::array{}}}};
-            for (std::size_t i = 0; i < ans.calls.size(); ++i)
+            json::object reasoning_item{
+                {"type", "reasoning"}, {"id", "rs_" + sid}, {"summary", json::array{}}};
+            if (r.encrypted_reasoning)
+                reasoning_item["encrypted_content"] = "enc_" + sid;
+            json::array output{reasoning_item};
+            const bool reasoning_only = fault == openai_fault::reasoning_only;
+            const bool searched = r.web_search && ans.calls.empty() && !reasoning_only;
+            if (searched)
+                output.push_back(json::object{
+                    {"type", "web_search_call"},
+                    {"id", "ws_" + sid},
+                    {"status", "completed"},
+                    {"action",
+                     json::object{{"type", "search"}, {"query", "CUDA shared memory bank conflicts"}}}});
+            for (std::size_t i = 0; i < ans.calls.size() && !reasoning_only; ++i)
                 output.push_back(json::object{{"type", "function_call"},
                                               {"id", "fc_" + sid + "_" + std::to_string(i)},
                                               {"call_id", "call_" + sid + "_" + std::to_string(i)},
                                               {"name", ans.calls[i].first},
                                               {"arguments", ans.calls[i].second},
                                               {"status", "completed"}});
-            if (ans.calls.empty())
+            json::array annotations;
+            if (searched)
+                for (const char* page : {"https://docs.nvidia.com/cuda/cuda-c-best-practices-guide/",
+                                         "https://docs.nvidia.com/cuda/cuda-c-programming-guide/"})
+                    annotations.push_back(
+                        json::object{{"type", "url_citation"},
+                                     {"url", page},
+                                     {"title", "CUDA documentation"},
+                                     {"start_index", 0},
+                                     {"end_index", std::min<std::size_t>(ans.text.size(), 8)}});
+            if (ans.calls.empty() && !reasoning_only)
                 output.push_back(json::object{
                     {"type", "message"},
                     {"id", "msg_" + sid},
@@ -447,7 +498,7 @@ struct fake_openai_server::impl
                     {"role", "assistant"},
                     {"content",
                      json::array{json::object{
-                         {"type", "output_text"}, {"text", ans.text}, {"annotations", json::array{}}}}}});
+                         {"type", "output_text"}, {"text", ans.text}, {"annotations", annotations}}}}});
             json::object resp{{"id", "resp_" + sid},
                               {"object", "response"},
                               {"created_at", 1700000000},
@@ -455,6 +506,21 @@ struct fake_openai_server::impl
                               {"model", r.model},
                               {"output", output},
                               {"usage", usage}};
+            if (reasoning_only)
+            {
+                resp["status"] = "incomplete";
+                resp["incomplete_details"] = json::object{{"reason", "max_output_tokens"}};
+            }
+            if (fault == openai_fault::response_failed)
+            {
+                resp["status"] = "failed";
+                resp["output"] = json::array{};
+                resp["error"] = json::object{{"code", "server_error"},
+                                             {"message", "The model failed to generate a response."}};
+            }
+            const std::string terminal = fault == openai_fault::response_failed ? "response.failed"
+                                         : reasoning_only                       ? "response.incomplete"
+                                                                                : "response.completed";
             if (!r.stream)
                 plan = response_plan::json(200, json::serialize(resp));
             else
@@ -469,7 +535,19 @@ struct fake_openai_server::impl
                     "response.created",
                     json::object{
                         {"type", "response.created"}, {"sequence_number", seq++}, {"response", created}}));
-                for (std::size_t i = 0; i < output.size(); ++i)
+                if (fault == openai_fault::long_silence)
+                {
+                    // Silence, optionally broken by SSE comments (what servers send to keep a
+                    // connection and the client's idle timer alive).
+                    if (opts.keepalive_interval.count() > 0)
+                        for (auto waited = std::chrono::milliseconds(0); waited < opts.silence;
+                             waited += opts.keepalive_interval)
+                            parts.emplace_back(std::string(": keep-alive\n\n"), opts.keepalive_interval);
+                    else
+                        parts.emplace_back(std::string(": done waiting\n\n"), opts.silence);
+                }
+                const bool stream_output = fault != openai_fault::response_failed;
+                for (std::size_t i = 0; stream_output && i < output.size(); ++i)
                 {
                     const auto& item = output[i].as_object();
                     parts.emplace_back(sse("response.output_item.added",
@@ -503,17 +581,21 @@ struct fake_openai_server::impl
                                                         {"output_index", i},
                                                         {"item", item}}));
                 }
-                if (fault == openai_fault::error_event)
-                    parts.emplace_back(sse("error",
-                                           json::object{{"type", "error"},
-                                                        {"sequence_number", seq++},
-                                                        {"code", "server_error"},
-                                                        {"message", "The server had an error."}}));
+                if (fault == openai_fault::error_event || fault == openai_fault::rate_limit_event)
+                    parts.emplace_back(
+                        sse("error",
+                            json::object{
+                                {"type", "error"},
+                                {"sequence_number", seq++},
+                                {"code",
+                                 fault == openai_fault::error_event ? "server_error" : "rate_limit_exceeded"},
+                                {"message",
+                                 fault == openai_fault::error_event ? "The server had an error."
+                                                                    : "Rate limit reached for requests."}}));
                 else if (fault != openai_fault::stream_cut)
                     parts.emplace_back(sse(
-                        "response.completed",
-                        json::object{
-                            {"type", "response.completed"}, {"sequence_number", seq++}, {"response", resp}}));
+                        terminal,
+                        json::object{{"type", terminal}, {"sequence_number", seq++}, {"response", resp}}));
                 plan = response_plan::sse(std::move(parts));
             }
         }
@@ -594,9 +676,18 @@ struct fake_openai_server::impl
                                           {"function", json::object{{"arguments", args.substr(half)}}}}}}},
                         nullptr));
                 }
-                if (fault == openai_fault::error_event)
-                    parts.emplace_back(sse(
-                        "", json::object{{"error", json::object{{"message", "The server had an error."}}}}));
+                if (fault == openai_fault::error_event || fault == openai_fault::rate_limit_event)
+                    parts.emplace_back(
+                        sse("",
+                            json::object{{"error",
+                                          json::object{{"message",
+                                                        fault == openai_fault::error_event
+                                                            ? "The server had an error."
+                                                            : "Rate limit reached for requests."},
+                                                       {"code",
+                                                        fault == openai_fault::error_event
+                                                            ? json::value(nullptr)
+                                                            : json::value("rate_limit_exceeded")}}}}));
                 else if (fault != openai_fault::stream_cut)
                 {
                     parts.emplace_back(chunk(json::object{}, json::value(finish)));
@@ -705,6 +796,12 @@ std::map<std::string, int> fake_openai_server::proposals() const
 {
     std::lock_guard lock(impl_->mutex);
     return impl_->proposed;
+}
+
+std::vector<std::string> fake_openai_server::rejected() const
+{
+    std::lock_guard lock(impl_->mutex);
+    return impl_->rejected;
 }
 
 bool fake_openai_server::stop()

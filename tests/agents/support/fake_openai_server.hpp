@@ -19,7 +19,14 @@
 //  * With a JSON schema in the request the answer is the JSON object; without one (a server that
 //    lacks json_schema, or --structured-output fenced) it is a ```cuda block plus a ```json block.
 // Faults injected for the next N requests: 429 with Retry-After, 500, 503, slow past the client's
-// timeout, a truncated body, malformed JSON, a stream cut before its end, an error event, 401, 404.
+// timeout, a truncated body, malformed JSON, a stream cut before its end, an error event, 401, 404,
+// a failed response, a rate-limit error event, 429 insufficient_quota, an incomplete answer that
+// holds only reasoning, a long silence in a stream (with or without keep-alives).
+// Strict by default: every request is checked the way the real API checks it (shape per endpoint
+// from tests/agents/support/api-shapes, call/output pairing, reasoning items, strict schemas,
+// parameters per model family; openai_request_rules.hpp) and a wrong one gets the API's 400 body.
+// With a web_search tool in the request, a proposal comes with a web_search_call item and
+// url_citation annotations (docs.nvidia.com pages).
 // Also: an API key the requests must carry (a wrong one gets 401 with the key echoed in the
 // message, as a leaky server might: redaction must catch it), a list of known models (others get
 // 404 model_not_found), servers that refuse response_format json_schema (400), and a latency per
@@ -27,6 +34,7 @@
 // requests (fake_http_server's).
 
 #include "tests/agents/support/fake_http_server.hpp"
+#include "tests/agents/support/openai_request_rules.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -42,16 +50,22 @@ namespace warpsmith::test
 
 enum class openai_fault
 {
-    rate_limit,      ///< 429 + Retry-After (retry_after_s)
-    server_error,    ///< 500
-    unavailable,     ///< 503
-    slow,            ///< headers after slow_delay (past a short client timeout)
-    truncated,       ///< Content-Length body cut in the middle (non-streamed) / chunk cut (streamed)
-    malformed_json,  ///< 200 with a body that is not JSON
-    stream_cut,      ///< SSE that ends cleanly but before its terminal event / [DONE]
-    error_event,     ///< SSE "error" event
-    unauthorized,    ///< 401
-    not_found,       ///< 404 model_not_found
+    rate_limit,          ///< 429 + Retry-After (retry_after_s)
+    server_error,        ///< 500
+    unavailable,         ///< 503
+    slow,                ///< headers after slow_delay (past a short client timeout)
+    truncated,           ///< Content-Length body cut in the middle (non-streamed) / chunk cut (streamed)
+    malformed_json,      ///< 200 with a body that is not JSON
+    stream_cut,          ///< SSE that ends cleanly but before its terminal event / [DONE]
+    error_event,         ///< SSE "error" event
+    unauthorized,        ///< 401
+    not_found,           ///< 404 model_not_found
+    response_failed,     ///< Responses: status "failed" (streamed: a response.failed event)
+    rate_limit_event,    ///< SSE "error" event with code rate_limit_exceeded
+    insufficient_quota,  ///< 429 insufficient_quota (waiting does not help)
+    reasoning_only,      ///< Responses: incomplete (max_output_tokens) with only a reasoning item
+    long_silence,        ///< Streamed: `silence` without a byte after the first event (keep-alive
+                         ///< comments every keepalive_interval when that is set), then the answer
 };
 
 struct fake_openai_options
@@ -69,6 +83,12 @@ struct fake_openai_options
     std::chrono::milliseconds slow_delay{3000};
     int retry_after_s = 1;
     int stream_delta_bytes = 200;  ///< Text per streamed delta.
+    /// Check every request as the real API does (openai_request_rules.hpp) and answer a wrong one
+    /// with the API's 400 error body.
+    bool strict = true;
+    request_rules rules;
+    std::chrono::milliseconds silence{3000};          ///< long_silence
+    std::chrono::milliseconds keepalive_interval{0};  ///< long_silence: 0 = no keep-alives
 };
 
 class fake_openai_server
@@ -96,6 +116,8 @@ public:
     std::map<std::string, int> task_counts() const;
     /// Proposals answered, by candidate stem.
     std::map<std::string, int> proposals() const;
+    /// The error bodies of requests refused by the strict checks, in order.
+    std::vector<std::string> rejected() const;
 
     bool stop();
 

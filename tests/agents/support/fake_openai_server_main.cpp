@@ -2,10 +2,12 @@
 // program, for end-to-end runs without a real model:
 //
 //   fake_openai_server [--port P] [--tls] [--latency-ms N] [--no-tools] [--no-json-schema]
-//                      [--api-key KEY] [--sgemm-dir DIR]
+//                      [--api-key KEY] [--sgemm-dir DIR] [--lenient] [--no-reasoning-model NAME]...
 //   warpsmith optimize --description "Single-precision GEMM with rectangular matrices." \
 //       --provider openai-chat --model fake --base-url http://127.0.0.1:P/v1 --max-iterations 3 --branches 4
 //
+// Requests are checked the way the real API checks them (openai_request_rules.hpp) unless
+// --lenient; --no-reasoning-model NAME makes NAME refuse reasoning parameters (like gpt-4.1).
 // It prints "fake_openai_server listening on URL" and serves until SIGINT or SIGTERM, then prints
 // its counters (requests per task, peak concurrent requests). The fake HTTP server listens on an
 // ephemeral port; --port P relays 127.0.0.1:P to it byte for byte (TLS passes through unchanged).
@@ -84,7 +86,7 @@ int usage(const char* why)
     std::fprintf(
         stderr,
         "fake_openai_server: %s\nusage: fake_openai_server [--port P] [--tls] [--latency-ms N] [--no-tools] "
-        "[--no-json-schema] [--api-key KEY] [--sgemm-dir DIR]\n",
+        "[--no-json-schema] [--api-key KEY] [--sgemm-dir DIR] [--lenient] [--no-reasoning-model NAME]...\n",
         why);
     return 2;
 }
@@ -121,6 +123,10 @@ int main(int argc, char** argv)
                 opts.api_key = value();
             else if (a == "--sgemm-dir")
                 opts.sgemm_dir = value();
+            else if (a == "--lenient")
+                opts.strict = false;
+            else if (a == "--no-reasoning-model")
+                opts.rules.models_without_reasoning.insert(value());
             else if (a == "--help" || a == "-h")
                 return usage("a fake OpenAI-compatible server for warpsmith tests"), 0;
             else
