@@ -86,6 +86,11 @@ struct search_view
     std::map<std::string, double> initial_median_us;            ///< Empty without an initial kernel.
     int iteration = 0;
     int branches = 1;
+    /// Barrier mode (--branches): an iteration's proposals start together once every branch has
+    /// recorded the previous one, so a round of iteration k is built from the candidates of
+    /// iterations < k only (a defined set, whatever the timing). false with --async: a round sees
+    /// whatever has been evaluated when it starts.
+    bool barrier = true;
 };
 
 /// Services a strategy may use while proposing (the model's tools are built on these).
@@ -123,7 +128,9 @@ public:
     /// records it against the branch). Supports terminal cancellation at its suspension points.
     virtual boost::asio::awaitable<std::optional<proposal>> propose(proposal_context ctx) = 0;
 
-    /// Called once for every finished candidate, in the order they finished.
+    /// Called once for every finished candidate, in the order they finished (which depends on
+    /// timing: strategies that must be reproducible order what they keep by candidate, see
+    /// llm_strategy::history()).
     virtual void observe(const evaluated_candidate&) {}
 
     /// Called on --resume with the candidates already recorded, before any propose().
