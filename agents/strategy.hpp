@@ -98,6 +98,11 @@ struct search_view
     std::map<std::string, double> initial_median_us;            ///< Empty without an initial kernel.
     int iteration = 0;
     int branches = 1;
+    /// Barrier mode (--branches): an iteration's proposals start together once every branch has
+    /// recorded the previous one, so a round of iteration k is built from the candidates of
+    /// iterations < k only (a defined set, whatever the timing). false with --async: a round sees
+    /// whatever has been evaluated when it starts.
+    bool barrier = true;
     /// With --use-nsight: the profile of `best` on the largest performance case, else the newest
     /// profile of an earlier best (candidate_id says whose); the round's feedback carries it.
     /// Null when none was taken.
@@ -152,7 +157,9 @@ public:
     /// records it against the branch). Supports terminal cancellation at its suspension points.
     virtual boost::asio::awaitable<std::optional<proposal>> propose(proposal_context ctx) = 0;
 
-    /// Called once for every finished candidate, in the order they finished.
+    /// Called once for every finished candidate, in the order they finished (which depends on
+    /// timing: strategies that must be reproducible order what they keep by candidate, see
+    /// llm_strategy::history()).
     virtual void observe(const evaluated_candidate&) {}
 
     /// Called on --resume with the candidates already recorded, before any propose().

@@ -24,6 +24,31 @@ std::string lower(std::string s)
 
 }  // namespace
 
+std::string status_failure_line(const http::http_status_error& e,
+                                const std::string& api_message,
+                                const std::string& api_code,
+                                const redactor& redact)
+{
+    // e.what() is "HTTP 500 Internal Server Error from <request> (after 3 attempts): <excerpt of the
+    // body>" (http_message.hpp). The body of an API error is a JSON object around one message, so
+    // the message takes the excerpt's place: the status, the server's words and its code, once each.
+    // std::system_error::what() ends with the category's text, which the caller's error adds again.
+    std::string what = e.what();
+    const std::string category = ": " + e.code().message();
+    if (what.size() >= category.size() &&
+        what.compare(what.size() - category.size(), category.size(), category) == 0)
+        what.resize(what.size() - category.size());
+    const std::string body_part = e.body().empty() ? std::string() : ": " + http::one_line_excerpt(e.body());
+    if (api_message.empty() || body_part.empty() || what.size() < body_part.size() ||
+        what.compare(what.size() - body_part.size(), body_part.size(), body_part) != 0)
+        return redact.apply(std::string_view(what));
+    std::string line = redact.apply(std::string_view(what).substr(0, what.size() - body_part.size()));
+    line += ": " + api_message;
+    if (!api_code.empty() && api_message.find(api_code) == std::string::npos)
+        line += " [" + redact.apply(std::string_view(api_code)) + "]";
+    return line;
+}
+
 std::exception_ptr map_status_failure(const http::http_status_error& e,
                                       const endpoint_context& ctx,
                                       const redactor& redact)
@@ -55,8 +80,8 @@ std::exception_ptr map_status_failure(const http::http_status_error& e,
     if (status == 429 && (code == "insufficient_quota" || contains(lower(msg), "quota")))
         return std::make_exception_ptr(fatal_provider_error(
             "the account behind the API key has no quota left at " + ctx.base_url + " (" + detail + ")"));
-    return std::make_exception_ptr(std::system_error(
-        make_error_code(errc::http_status), redact.apply(std::string_view(e.what())) + " (" + detail + ")"));
+    return std::make_exception_ptr(
+        std::system_error(make_error_code(errc::http_status), status_failure_line(e, msg, code, redact)));
 }
 
 std::exception_ptr map_transport_failure(const std::system_error& e,

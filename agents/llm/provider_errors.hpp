@@ -30,6 +30,14 @@ std::exception_ptr map_status_failure(const http::http_status_error& e,
                                       const endpoint_context& ctx,
                                       const redactor& redact);
 
+/// The one line of a non-fatal status failure: "HTTP 500 Internal Server Error from <request>
+/// (after 3 attempts): <the API's message> [<its code>]", each part once. Without an API message
+/// (a body that is not an API error) the body excerpt stays in its place. Redacted.
+std::string status_failure_line(const http::http_status_error& e,
+                                const std::string& api_message,
+                                const std::string& api_code,
+                                const redactor& redact);
+
 /// A transport failure -> fatal_provider_error for connection refused, host not found and TLS
 /// certificate failures; otherwise the same error with a redacted message (timeouts, resets,
 /// truncation are not fatal: the next proposal may succeed).

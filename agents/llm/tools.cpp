@@ -1,5 +1,6 @@
 #include "agents/llm/tools.hpp"
 
+#include "agents/llm/architecture_notes.hpp"
 #include "harness/compile/compile_options.hpp"
 #include "harness/core/secret_redaction.hpp"
 
@@ -71,8 +72,9 @@ std::vector<tool_definition> kernel_tool_definitions(bool nvidia_docs, bool prof
     if (nvidia_docs)
         out.push_back(
             {"nvidia_docs",
-             "NVIDIA guidance notes on CUDA optimization for Hopper (H100/H200). Call with topic \"index\" "
-             "for the list of topics.",
+             "Guidance notes on CUDA kernel optimization: general topics and one on this GPU's "
+             "architecture (topic \"architecture\": occupancy limits, shared memory, tensor core "
+             "instructions, async copies). Call with topic \"index\" for the list of topics.",
              object_schema(json::object{{"topic", json::object{{"type", "string"}}}}, json::array{"topic"})});
     if (profile)
         out.push_back(
@@ -226,6 +228,21 @@ std::optional<std::string> guidance_text(const fs::path& dir, const std::string&
     return std::nullopt;
 }
 
+std::optional<std::string> architecture_guidance(const fs::path& dir, const json::object& device)
+{
+    const auto cc = compute_capability_of(device);
+    const auto* note = cc ? architecture_note_for(*cc) : nullptr;
+    if (!note)
+        return std::nullopt;
+    std::ifstream f(dir / "architectures" / (std::string(note->stem) + ".md"));
+    if (!f)
+        return std::nullopt;
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return "(The note on " + std::string(note->family) + ", " + note->stem +
+           ", chosen for this GPU's compute capability " + cc->text() + ".)\n\n" + ss.str();
+}
+
 boost::asio::awaitable<std::string> kernel_tools::execute(const tool_call& call)
 {
     boost::system::error_code ec;
@@ -321,9 +338,14 @@ boost::asio::awaitable<std::string> kernel_tools::execute(const tool_call& call)
     {
         const auto topic = str("topic").value_or("index");
         const auto topics = guidance_topics(ctx_.guidance_dir);
+        const auto arch = architecture_guidance(ctx_.guidance_dir, ctx_.device);
         json::array list;
+        if (arch)
+            list.push_back(json::value("architecture"));
         for (const auto& t : topics)
             list.push_back(json::value(t));
+        if (topic == "architecture" && arch)
+            co_return json::serialize(json::object{{"topic", topic}, {"text", *arch}});
         if (topic != "index")
             if (auto text = guidance_text(ctx_.guidance_dir, topic))
                 co_return json::serialize(json::object{{"topic", topic}, {"text", *text}});

@@ -8,7 +8,8 @@
 //                                             never timed
 //   history {id}                              an earlier candidate: source, launch plan, per-case
 //                                             times, speedup, failure, resources
-//   nvidia_docs {topic}                       (when enabled) the guidance notes in docs/guidance/
+//   nvidia_docs {topic}                       (when enabled) the guidance notes in docs/guidance/,
+//                                             "architecture": the note on the device's architecture
 //   profile {id, case?}                       (optimize --use-nsight) Nsight Compute counters of a
 //                                             valid candidate on one case (docs/nsight.md)
 // Arguments that are not valid JSON, or miss a field, give an {"error": "..."} result the model
@@ -54,6 +55,11 @@ std::string log_excerpt(const std::string& log, std::size_t max_bytes = 2500);
 /// Topics of docs/guidance (file stems) and the text of one; used by nvidia_docs.
 std::vector<std::string> guidance_topics(const std::filesystem::path& dir);
 std::optional<std::string> guidance_text(const std::filesystem::path& dir, const std::string& topic);
+/// The nvidia_docs topic "architecture": the note in dir/architectures chosen by the device's
+/// compute capability (architecture_notes.hpp), after a line naming it; nullopt when the device's
+/// compute capability is unknown or outside the notes' range.
+std::optional<std::string> architecture_guidance(const std::filesystem::path& dir,
+                                                 const boost::json::object& device);
 /// docs/guidance in the source tree or next to the binary (WARPSMITH_GUIDANCE_DIR overrides).
 std::filesystem::path default_guidance_dir();
 

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 namespace warpsmith
@@ -71,6 +72,31 @@ void llm_strategy::set_record_dir(const std::filesystem::path& dir)
     client_->set_observer(records_->observer());
 }
 
+namespace
+{
+
+/// The canonical order of candidates: by iteration, then branch, then id. Results arrive in a
+/// different order from run to run (branches answer and finish when they do); every choice made
+/// from the history (ties in score, tournament picks, "newest failures", the latest candidate of
+/// each branch) must not depend on that, or a replay asks different questions than the run it
+/// replays.
+bool canonically_before(const evaluated_candidate& a, const evaluated_candidate& b)
+{
+    return std::tuple(a.iteration, a.branch, a.id.size(), std::string_view(a.id)) <
+           std::tuple(b.iteration, b.branch, b.id.size(), std::string_view(b.id));
+}
+
+/// Whether a is a better candidate than b (valid ones only): the engine's order (scoring.hpp), with
+/// the remaining ties left to the canonical order by the caller.
+bool better(const evaluated_candidate& a, const evaluated_candidate& b)
+{
+    if (a.speedup_vs_reference != b.speedup_vs_reference)
+        return a.speedup_vs_reference > b.speedup_vs_reference;
+    return a.score_us < b.score_us;
+}
+
+}  // namespace
+
 void llm_strategy::observe(const evaluated_candidate& c)
 {
     for (auto& h : history_)
@@ -79,33 +105,45 @@ void llm_strategy::observe(const evaluated_candidate& c)
             h = c;
             return;
         }
-    // Kept in proposal order (ids are numbered as proposals arrive), not in the order evaluations
-    // finish: branches finish in a different order from run to run, and every choice made from
-    // the history (ties in score, tournament picks, "newest failures") must not depend on that,
-    // or a replay asks different questions than the run it replays.
-    const auto by_id = [](const evaluated_candidate& a, const evaluated_candidate& b) {
-        return std::pair(a.id.size(), std::string_view(a.id)) <
-               std::pair(b.id.size(), std::string_view(b.id));
-    };
-    history_.insert(std::upper_bound(history_.begin(), history_.end(), c, by_id), c);
+    history_.insert(std::upper_bound(history_.begin(), history_.end(), c, canonically_before), c);
 }
 
-std::vector<const evaluated_candidate*> llm_strategy::valid_by_score() const
+std::vector<const evaluated_candidate*> llm_strategy::visible(const proposal_context& ctx) const
 {
     std::vector<const evaluated_candidate*> out;
     for (const auto& c : history_)
-        if (c.valid && c.score_us > 0)
+        if (!ctx.view.barrier || c.iteration < ctx.iteration)
             out.push_back(&c);
+    return out;
+}
+
+std::optional<evaluated_candidate> llm_strategy::best_visible(const proposal_context& ctx) const
+{
+    if (history_.empty())
+        return ctx.view.best ? std::optional(*ctx.view.best) : std::nullopt;
+    const evaluated_candidate* best = nullptr;
+    for (const auto* c : visible(ctx))
+        if (c->valid && c->score_us > 0 && (!best || better(*c, *best)))
+            best = c;
+    return best ? std::optional(*best) : std::nullopt;
+}
+
+std::vector<const evaluated_candidate*> llm_strategy::valid_by_score(const proposal_context& ctx) const
+{
+    std::vector<const evaluated_candidate*> out;
+    for (const auto* c : visible(ctx))
+        if (c->valid && c->score_us > 0)
+            out.push_back(c);
     std::stable_sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->score_us < b->score_us; });
     return out;
 }
 
-const evaluated_candidate* llm_strategy::best_of_branch(int branch) const
+const evaluated_candidate* llm_strategy::best_of_branch(const proposal_context& ctx, int branch) const
 {
     const evaluated_candidate* best = nullptr;
-    for (const auto& c : history_)
-        if (c.branch == branch && c.valid && c.score_us > 0 && (!best || c.score_us < best->score_us))
-            best = &c;
+    for (const auto* c : visible(ctx))
+        if (c->branch == branch && c->valid && c->score_us > 0 && (!best || c->score_us < best->score_us))
+            best = c;
     return best;
 }
 
@@ -125,22 +163,20 @@ llm::feedback_input llm_strategy::feedback_for(const proposal_context& ctx, cons
     in.hint = p.hint;
     if (ctx.repair_of)
         in.repair_of = *ctx.repair_of;
-    if (ctx.view.best)
-        in.best = *ctx.view.best;
+    in.best = best_visible(ctx);
     if (ctx.view.best_profile && ctx.view.best_profile->ok)
     {
         in.best_profile = ctx.view.best_profile->text;
         in.best_profile_id = ctx.view.best_profile->candidate_id;
     }
-    else if (auto v = valid_by_score(); !v.empty())
-        in.best = *v.front();
     in.structured = client_->structured_output();
     in.tools = opts_.tools;
+    const auto seen_now = visible(ctx);
     // Failures: this branch's first, newest first, then others'.
     std::vector<const evaluated_candidate*> own, others;
-    for (auto it = history_.rbegin(); it != history_.rend(); ++it)
-        if (!it->valid && !(ctx.repair_of && it->id == ctx.repair_of->id))
-            (it->branch == ctx.branch ? own : others).push_back(&*it);
+    for (auto it = seen_now.rbegin(); it != seen_now.rend(); ++it)
+        if (!(*it)->valid && !(ctx.repair_of && (*it)->id == ctx.repair_of->id))
+            ((*it)->branch == ctx.branch ? own : others).push_back(*it);
     for (auto* c : own)
         if (static_cast<int>(in.recent_failures.size()) < opts_.recent_failures)
             in.recent_failures.push_back(*c);
@@ -149,9 +185,9 @@ llm::feedback_input llm_strategy::feedback_for(const proposal_context& ctx, cons
             in.recent_failures.push_back(*c);
     // The latest candidate of each other branch.
     std::set<int> seen;
-    for (auto it = history_.rbegin(); it != history_.rend(); ++it)
-        if (it->branch != ctx.branch && seen.insert(it->branch).second)
-            in.other_branches.push_back(*it);
+    for (auto it = seen_now.rbegin(); it != seen_now.rend(); ++it)
+        if ((*it)->branch != ctx.branch && seen.insert((*it)->branch).second)
+            in.other_branches.push_back(**it);
     std::sort(in.other_branches.begin(),
               in.other_branches.end(),
               [](const auto& a, const auto& b) { return a.branch < b.branch; });
@@ -174,9 +210,9 @@ asio::awaitable<std::optional<proposal>> llm_strategy::propose(proposal_context 
     {
         p.mode = proposal_mode::repair;
         if (ctx.repair_of->parent)
-            for (const auto& c : history_)
-                if (c.id == *ctx.repair_of->parent && c.valid)
-                    p.parent = c;
+            for (const auto* c : visible(ctx))
+                if (c->id == *ctx.repair_of->parent && c->valid)
+                    p.parent = *c;
     }
     else
         p = plan(ctx, rng);
@@ -195,9 +231,14 @@ asio::awaitable<std::optional<proposal>> llm_strategy::propose(proposal_context 
     req.messages.push_back(llm::message::system(llm::render_system_prompt(in.structured, opts_.tools)));
     req.messages.push_back(llm::message::user(llm::render_user_prompt(in)));
 
+    // The history tool answers from the round's visible candidates (a copy: later results must not
+    // change what a tool call made during this round returns).
+    std::vector<evaluated_candidate> round_history;
+    for (const auto* c : visible(ctx))
+        round_history.push_back(*c);
     llm::kernel_tools_context tctx;
     tctx.device = ctx.view.device;
-    tctx.history = &history_;
+    tctx.history = &round_history;
     tctx.reference_median_us = ctx.view.reference_median_us;
     tctx.services = ctx.services;
     tctx.nvidia_docs = opts_.nvidia_docs;
@@ -298,7 +339,7 @@ asio::awaitable<std::optional<proposal>> llm_strategy::propose(proposal_context 
 round_plan refine_strategy::plan(const proposal_context& ctx, std::mt19937_64&) const
 {
     round_plan p;
-    if (const auto* own = best_of_branch(ctx.branch))
+    if (const auto* own = best_of_branch(ctx, ctx.branch))
     {
         p.mode = proposal_mode::improve;
         p.parent = *own;
@@ -313,7 +354,7 @@ round_plan beam_strategy::plan(const proposal_context& ctx, std::mt19937_64&) co
     round_plan p;
     std::vector<const evaluated_candidate*> distinct;
     std::set<std::string> seen;
-    for (const auto* c : valid_by_score())
+    for (const auto* c : valid_by_score(ctx))
     {
         sha256_builder b;
         b.add(c->cand.source).add(json::serialize(c->cand.launch.to_json()));
@@ -344,7 +385,7 @@ round_plan evolve_strategy::plan(const proposal_context& ctx, std::mt19937_64& r
     const int branches = std::max(1, ctx.view.branches);
     const int n_islands = islands(branches);
     const int island = island_of(ctx.branch, branches);
-    const auto all = valid_by_score();
+    const auto all = valid_by_score(ctx);
 
     // Features of every valid candidate, and how common each feature bucket is.
     std::map<std::string, kernel_features> feats;

@@ -15,6 +15,15 @@
 // records. Random choices come from a generator seeded by (seed, branch, iteration), so they do
 // not depend on the order in which branches run.
 //
+// Reproducible prompts: everything a round is built from (parents, best so far, failures, what the
+// other branches tried, the history tool) comes from the candidates visible to the round, in
+// canonical order: by (iteration, branch, id), never in the order results arrived. In barrier mode
+// (search_view::barrier) a round of iteration k sees the candidates of iterations < k only, which
+// the engine has all recorded before the iteration starts; a round retried after a failure, or one
+// whose branch answered first, therefore sees the same set as any other run with the same answers.
+// With --async a round sees whatever had been evaluated when it started (that is the point of the
+// mode), so its prompts depend on timing.
+//
 // Errors: a fatal provider error (rejected key, unknown model, unreachable URL, bad certificate)
 // is remembered and rethrown at once by every later propose(), so the engine stops the branches
 // quickly; fatal_error() lets the optimize command report it as one line. A replay that has no
@@ -84,7 +93,15 @@ public:
     /// The first fatal provider error, if any (one line).
     const std::optional<std::string>& fatal_error() const { return fatal_; }
     llm::model_client& client() { return *client_; }
+    /// Every candidate observed, in canonical order (iteration, branch, id).
     const std::vector<evaluated_candidate>& history() const { return history_; }
+    /// The candidates a round may be built from, in canonical order (see the header comment).
+    std::vector<const evaluated_candidate*> visible(const proposal_context& ctx) const;
+    /// The best of the visible candidates (highest speedup, then lowest score, then the earliest in
+    /// canonical order), or the engine's best when this strategy has observed nothing.
+    std::optional<evaluated_candidate> best_visible(const proposal_context& ctx) const;
+    /// The feedback of a round (public for tests: prompts must not depend on arrival order).
+    llm::feedback_input feedback_for(const proposal_context& ctx, const round_plan& p) const;
     /// Records are written to `dir` (default: strategy_services::llm_record_dir() at first use).
     void set_record_dir(const std::filesystem::path& dir);
 
@@ -94,14 +111,12 @@ public:
 protected:
     const workload& work() const { return work_; }
     const llm_strategy_options& options() const { return opts_; }
-    /// Valid candidates, best (lowest score) first.
-    std::vector<const evaluated_candidate*> valid_by_score() const;
-    /// The best valid candidate of a branch's own line.
-    const evaluated_candidate* best_of_branch(int branch) const;
+    /// Visible valid candidates, best (lowest score) first; ties in canonical order.
+    std::vector<const evaluated_candidate*> valid_by_score(const proposal_context& ctx) const;
+    /// The best visible valid candidate of a branch's own line.
+    const evaluated_candidate* best_of_branch(const proposal_context& ctx, int branch) const;
 
 private:
-    llm::feedback_input feedback_for(const proposal_context& ctx, const round_plan& p) const;
-
     std::shared_ptr<llm::model_client> client_;
     llm_strategy_options opts_;
     workload work_;

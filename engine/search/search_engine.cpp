@@ -298,6 +298,7 @@ struct search_engine::impl : strategy_services
             v.initial_median_us = init_[0].medians;
         v.iteration = iteration;
         v.branches = opts_.branches;
+        v.barrier = !opts_.async;
         if (best_ && profiles_.enabled())
         {
             // The best's own profile, else the newest one taken (of an earlier best: the best can
@@ -511,10 +512,32 @@ struct search_engine::impl : strategy_services
 
     // ---- candidates ----
 
+    /// Candidate numbers are handed out when proposals start, in the scheduler's order (branch
+    /// order within an iteration), not when the answers arrive: answers arrive in a different order
+    /// from run to run, and ids are quoted in prompts and break ties between equal scores, so a
+    /// replay or a second run with the same answers must give every candidate the same id. A
+    /// proposal retried after a failure keeps its number; one that yields nothing (exhausted,
+    /// cancelled by a stop) leaves its number unused.
+    void reserve_number(const propose_action& a)
+    {
+        if (reserved_numbers_.try_emplace(std::pair(a.branch, a.iteration), next_number_).second)
+            ++next_number_;
+    }
+
+    int take_number(const propose_action& a)
+    {
+        const auto it = reserved_numbers_.find(std::pair(a.branch, a.iteration));
+        if (it == reserved_numbers_.end())
+            return next_number_++;
+        const int n = it->second;
+        reserved_numbers_.erase(it);
+        return n;
+    }
+
     std::size_t add_record(const propose_action& a, proposal p)
     {
         candidate_record rec;
-        rec.ec.id = candidate_id(next_number_++);
+        rec.ec.id = candidate_id(take_number(a));
         rec.ec.branch = a.branch;
         rec.ec.iteration = a.iteration;
         rec.ec.parent = std::move(p.parent);
@@ -1272,6 +1295,7 @@ struct search_engine::impl : strategy_services
                 journal(json::object{{"event", "iteration_finished"}, {"iteration", k}});
             for (auto& a : step.start)
             {
+                reserve_number(a);
                 auto slot = std::make_shared<pipeline_slot>();
                 spawn(a.branch, slot, propose_pipeline(a, slot));
             }
@@ -1368,6 +1392,7 @@ struct search_engine::impl : strategy_services
     std::vector<evaluated_candidate> history_;
     std::optional<std::size_t> best_;
     int next_number_ = 1;
+    std::map<std::pair<int, int>, int> reserved_numbers_;  ///< (branch, iteration) -> number.
 
     std::vector<std::shared_ptr<pipeline_slot>> pipelines_;
     std::vector<std::pair<int, std::vector<std::size_t>>> pending_by_branch_;

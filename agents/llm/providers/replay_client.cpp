@@ -70,8 +70,7 @@ boost::asio::awaitable<model_response> replay_client::complete(model_request req
                 log_warn("replay: " + who + " waited " + std::to_string(order_grace_.count()) +
                          " ms for recorded answer " + std::to_string(*unserved_.begin()) +
                          " (served before " + rec.file +
-                         " in the recorded run); serving out of the recorded order, so candidate ids "
-                         "may differ");
+                         " in the recorded run); serving out of the recorded order");
             warned_order_ = true;
             // The run has diverged: nobody asks for those answers now, so no later answer waits for them.
             unserved_.erase(unserved_.begin(), unserved_.lower_bound(rec.seq));

@@ -9,11 +9,15 @@
 // runs; per-branch order does not, since a branch's exchanges are sequential. Failed exchanges
 // (no response recorded) are skipped.
 // Order across branches: an answer is held back until every recorded answer with a smaller record
-// number has been served, so answers reach the search in the recorded order and candidates get the
-// same ids (c0001, ...) as in the recorded run; prompts that quote ids then match too. A run that
-// diverges (a branch never asks for an earlier answer) waits `order_grace` once for those answers,
-// is then served out of order with one warning, and no later answer waits for them again. Inference answers
-// are outside this order: they come before the search, and a replay given --workload asks for none.
+// number has been served, so answers reach the search in the recorded order and the journal reads
+// like the recorded run's. Candidate ids and prompts do not depend on it in barrier mode (the
+// engine numbers candidates by iteration and branch, and strategies order what they see by
+// candidate); with --async, where a slot's next round starts when its answer has been evaluated,
+// the recorded order keeps the replay's rounds close to the recorded ones. A run that diverges (a
+// branch never asks for an earlier answer) waits `order_grace` once for those answers, is then
+// served out of order with one warning, and no later answer waits for them again. Inference
+// answers are outside this order: they come before the search, and a replay given --workload asks
+// for none.
 // Mismatches:
 //  * a request whose conversation digest or purpose differs from the recorded one (a changed
 //    prompt, a different history) is still served the recorded answer, with one warning per branch;

@@ -363,6 +363,66 @@ BOOST_AUTO_TEST_CASE(status_mapping)
     }
 }
 
+BOOST_AUTO_TEST_CASE(a_status_failure_says_each_thing_once)
+{
+    // The fake server's 500 used to come out as "HTTP 500 ... from ...: {the JSON body with the
+    // message} (HTTP 500: the message)": the status and the message twice in one failure line.
+    redactor red;
+    red.add_secret("sk-live-0123456789abcdef");
+    endpoint_context ctx{"openai-chat", "http://127.0.0.1:8000/v1", "m", "", true};
+    const auto count = [](const std::string& s, const std::string& what)
+    {
+        std::size_t n = 0;
+        for (auto pos = s.find(what); pos != std::string::npos; pos = s.find(what, pos + 1))
+            ++n;
+        return n;
+    };
+    const std::string message = "The server had an error while processing your request.";
+    auto e = map_status_failure(
+        http::http_status_error(500,
+                                "Internal Server Error",
+                                {},
+                                R"({"error": {"message": ")" + message + R"(", "type": "server_error"}})",
+                                "POST http://127.0.0.1:8000/v1/chat/completions",
+                                3),
+        ctx,
+        red);
+    const auto line = message_of(e);
+    BOOST_TEST(!is_fatal(e));
+    BOOST_TEST(
+        line.rfind("HTTP 500 Internal Server Error from POST http://127.0.0.1:8000/v1/chat/completions "
+                   "(after 3 attempts): " +
+                       message,
+                   0) == 0u,
+        line);
+    BOOST_TEST(count(line, "HTTP error status") == 1u, line);  // the category's text, once
+    BOOST_TEST(count(line, message) == 1u, line);
+    BOOST_TEST(count(line, "HTTP 500") == 1u, line);
+
+    // The API's code is named when the message does not already say it; secrets stay out.
+    e = map_status_failure(
+        http::http_status_error(
+            400,
+            "Bad Request",
+            {},
+            R"({"error": {"message": "Bad key sk-live-0123456789abcdef here", "code": "invalid_value"}})",
+            "POST http://127.0.0.1:8000/v1/chat/completions",
+            1),
+        ctx,
+        red);
+    BOOST_TEST(message_of(e).find("sk-live") == std::string::npos, message_of(e));
+    BOOST_TEST(message_of(e).find("[invalid_value]") != std::string::npos, message_of(e));
+    BOOST_TEST(count(message_of(e), "HTTP 400") == 1u, message_of(e));
+
+    // A body that is no API error stays as the excerpt, once.
+    e = map_status_failure(http::http_status_error(
+                               502, "Bad Gateway", {}, "<html>upstream down</html>", "POST http://x/v1/c", 1),
+                           ctx,
+                           red);
+    BOOST_TEST(count(message_of(e), "upstream down") == 1u, message_of(e));
+    BOOST_TEST(count(message_of(e), "HTTP 502") == 1u, message_of(e));
+}
+
 BOOST_AUTO_TEST_CASE(transport_mapping)
 {
     redactor red;

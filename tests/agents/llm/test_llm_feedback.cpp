@@ -2,6 +2,7 @@
 // exchange's next-step decision, and the inference checks (merge, case rules, the worker's
 // reference report) — all plain functions.
 
+#include "agents/llm/architecture_notes.hpp"
 #include "agents/llm/exchange.hpp"
 #include "agents/llm/feedback.hpp"
 #include "agents/llm/inference.hpp"
@@ -10,8 +11,15 @@
 #include "harness/core/json_file.hpp"
 #include "tests/support/test_paths.hpp"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 
 using namespace warpsmith;
 using namespace warpsmith::llm;
@@ -243,6 +251,108 @@ BOOST_AUTO_TEST_CASE(tool_definitions)
     BOOST_TEST(topics.size() >= 4u);
     for (const auto& t : topics)
         BOOST_TEST(guidance_text(test::source_dir() / "docs" / "guidance", t).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(architecture_notes_follow_the_compute_capability)
+{
+    const auto dir = test::source_dir() / "docs" / "guidance";
+    const auto stem_for = [](int major, int minor)
+    {
+        const auto* n = architecture_note_for(compute_capability{major, minor});
+        return n ? std::string(n->stem) : std::string("none");
+    };
+    // Every compute capability from 7.0 to 10.x gets a note, and its file exists and says something.
+    for (int major = 7; major <= 10; ++major)
+        for (int minor = 0; minor <= 9; ++minor)
+        {
+            const auto* n = architecture_note_for(compute_capability{major, minor});
+            BOOST_TEST_CONTEXT(major << "." << minor)
+            {
+                BOOST_REQUIRE(n != nullptr);
+                BOOST_TEST(std::filesystem::file_size(dir / "architectures" /
+                                                      (std::string(n->stem) + ".md")) > 500u);
+            }
+        }
+    // The real devices get their own architecture's note.
+    BOOST_TEST(stem_for(7, 0) == "sm_70");    // V100
+    BOOST_TEST(stem_for(7, 2) == "sm_70");    // Xavier
+    BOOST_TEST(stem_for(7, 5) == "sm_75");    // T4
+    BOOST_TEST(stem_for(8, 0) == "sm_80");    // A100
+    BOOST_TEST(stem_for(8, 6) == "sm_86");    // A10, RTX 30
+    BOOST_TEST(stem_for(8, 7) == "sm_86");    // Orin
+    BOOST_TEST(stem_for(8, 9) == "sm_89");    // L4, RTX 40
+    BOOST_TEST(stem_for(9, 0) == "sm_90");    // H100, H200
+    BOOST_TEST(stem_for(10, 0) == "sm_100");  // B200
+    BOOST_TEST(stem_for(6, 1) == "none");
+    BOOST_TEST(stem_for(12, 0) == "none");
+    // Every note file is reachable from some compute capability.
+    std::set<std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(dir / "architectures"))
+        files.insert(e.path().stem().string());
+    std::set<std::string> notes;
+    for (const auto& n : architecture_notes())
+        notes.insert(n.stem);
+    BOOST_TEST(files == notes);
+
+    // Each note states its own residency limits and instructions.
+    const auto text = [&](const std::string& stem)
+    {
+        std::ifstream f(dir / "architectures" / (stem + ".md"));
+        std::stringstream ss;
+        ss << f.rdbuf();
+        return ss.str();
+    };
+    const std::map<std::string, std::vector<std::string>> facts{
+        {"sm_70", {"2048 threads (64 warps), 32 blocks", "wmma", "96 KB"}},
+        {"sm_75", {"1024 threads (32 warps), 16 blocks", "ldmatrix", "64 KB"}},
+        {"sm_80", {"2048 threads (64 warps), 32 blocks", "cp.async", "TF32", "BF16", "163 KB"}},
+        {"sm_86", {"1536 threads (48 warps), 16 blocks", "99 KB"}},
+        {"sm_89", {"1536 threads (48 warps), 24 blocks", "FP8", "99 KB"}},
+        {"sm_90", {"2048 threads (64 warps), 32 blocks", "wgmma", "cluster", "227 KB", "TMA"}},
+        {"sm_100", {"2048 threads (64 warps), 32 blocks", "tcgen05", "Tensor Memory", "227 KB"}},
+    };
+    for (const auto& [stem, needles] : facts)
+        for (const auto& needle : needles)
+            BOOST_TEST(contains(text(stem), needle), stem << ": " << needle);
+
+    // The compute capability comes from device-info JSON in any of its forms.
+    const auto cc_of = [](json::object d)
+    {
+        const auto cc = compute_capability_of(d);
+        return cc ? cc->text() : std::string("none");
+    };
+    BOOST_TEST(cc_of(json::object{{"compute_capability", json::array{8, 6}}}) == "8.6");
+    BOOST_TEST(cc_of(json::object{{"compute_capability", "8.9"}}) == "8.9");
+    BOOST_TEST(cc_of(json::object{{"arch", "sm_90a"}}) == "9.0");
+    BOOST_TEST(cc_of(json::object{{"arch", "sm_100a"}}) == "10.0");
+    BOOST_TEST(cc_of(json::object{{"arch", "compute_x"}}) == "none");
+    BOOST_TEST(cc_of(json::object{}) == "none");
+
+    // The nvidia_docs tool serves the device's note as the topic "architecture".
+    const auto arch = architecture_guidance(dir, json::object{{"compute_capability", json::array{8, 7}}});
+    BOOST_REQUIRE(arch.has_value());
+    BOOST_TEST(contains(*arch, "sm_86"));
+    BOOST_TEST(contains(*arch, "compute capability 8.7"));
+    BOOST_TEST(!architecture_guidance(dir, json::object{{"compute_capability", json::array{6, 1}}}));
+    kernel_tools_context tctx;
+    tctx.device = json::object{{"compute_capability", json::array{7, 5}}};
+    tctx.nvidia_docs = true;
+    tctx.guidance_dir = dir;
+    kernel_tools tools(tctx);
+    const auto call = [&](const std::string& topic)
+    {
+        // The call outlives the coroutine's first suspension: a named local, not a temporary.
+        const tool_call c{"1", "nvidia_docs", json::serialize(json::object{{"topic", topic}})};
+        boost::asio::io_context ioc;
+        std::string out;
+        boost::asio::co_spawn(
+            ioc, tools.execute(c), [&](std::exception_ptr, std::string s) { out = std::move(s); });
+        ioc.run();
+        return out;
+    };
+    BOOST_TEST(contains(call("index"), "\"architecture\""));
+    BOOST_TEST(contains(call("architecture"), "Turing"));
+    BOOST_TEST(contains(call("architecture"), "1024 threads (32 warps)"));
 }
 
 BOOST_AUTO_TEST_CASE(history_details)

@@ -7,6 +7,10 @@
 //  * --provider replay re-serves the run at zero cost, the same kernels per branch, no request;
 //  * every fatal error and bad flag: one line on stderr naming the cause, exit 2, and the run
 //    directory keeps what was done.
+//  * two live runs whose answers arrive in different orders send the same requests and number the
+//    candidates alike;
+//  * --async 16 against a slow fake server: 16 requests in flight, candidates evaluated as their
+//    answers come (not per batch);
 // Skipped with a message when the warpsmith or fake_worker binary is missing.
 
 #include "engine/run/journal.hpp"
@@ -22,6 +26,7 @@
 
 #include <fcntl.h>
 #include <fstream>
+#include <functional>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <thread>
@@ -310,6 +315,179 @@ BOOST_AUTO_TEST_CASE(description_to_search_with_branches_in_parallel_then_replay
     BOOST_TEST(count_events(run, "proposed") > proposed);
     BOOST_TEST(std::distance(fs::directory_iterator(run / "llm"), fs::directory_iterator()) > records_before);
     BOOST_TEST(server.request_count() > requests);
+    server.stop();
+}
+
+/// The request bodies of the search's exchanges per branch, in the branch's order.
+std::map<int, std::vector<std::string>> requests_by_branch(const fs::path& run)
+{
+    std::map<int, std::vector<std::pair<std::string, std::string>>> tmp;
+    for (const auto& e : fs::directory_iterator(run / "llm"))
+    {
+        const auto name = e.path().filename().string();
+        if (name.find("-b") == std::string::npos)
+            continue;  // inference, usage.json
+        const auto rec = read_json_file(e.path()).as_object();
+        tmp[static_cast<int>(rec.at("branch").as_int64())].emplace_back(name,
+                                                                        json::serialize(rec.at("request")));
+    }
+    std::map<int, std::vector<std::string>> out;
+    for (auto& [b, v] : tmp)
+    {
+        std::sort(v.begin(), v.end());  // record numbers: the branch's exchanges are sequential
+        for (auto& [name, body] : v)
+            out[b].push_back(body);
+    }
+    return out;
+}
+
+/// Where two texts first differ, with some context of each (for failure messages).
+std::string first_difference(const std::string& a, const std::string& b)
+{
+    const auto at = static_cast<std::size_t>(
+        std::mismatch(a.begin(), a.begin() + std::min(a.size(), b.size()), b.begin()).first - a.begin());
+    const auto from = at > 200 ? at - 200 : 0;
+    return "at byte " + std::to_string(at) + ":\n  first:  ..." + a.substr(from, 400) + "\n  second: ..." +
+           b.substr(from, 400);
+}
+
+/// Candidate ids in the order the journal recorded their proposals (the order answers arrived).
+std::vector<std::string> proposal_order(const fs::path& run)
+{
+    std::vector<std::string> out;
+    for (const auto& e : read_journal(run / "journal.jsonl").events)
+        if (e.at("event").as_string() == "proposed")
+            out.emplace_back(e.at("id").as_string());
+    return out;
+}
+
+BOOST_AUTO_TEST_CASE(two_live_runs_with_the_same_answers_send_the_same_prompts)
+{
+    // A model that answers each question the same way (answers chosen by the round, not by the
+    // order requests arrive). In the first run branch 2 answers first, in the second branch 0:
+    // every request of every branch must still be byte for byte the same, and every candidate
+    // must get the same id.
+    if (!binaries_present())
+        return;
+    const auto live = [&](std::function<std::chrono::milliseconds(int, int)> delay)
+    {
+        fake_openai_options fo;
+        fo.latency = 50ms;
+        fo.answer_by_round = true;
+        // No tool round: the answers' order is then set by the latencies alone (a compile tool
+        // call runs NVRTC in process, whose time under load would blur which branch is first).
+        fo.tool_calls = false;
+        fo.round_latency = std::move(delay);
+        fake_openai_server server(fo);
+        auto r = optimize(tmp.path(),
+                          {"--workload",
+                           (source_dir() / "bench" / "workloads" / "sgemm").string(),
+                           "--provider",
+                           "openai-chat",
+                           "--model",
+                           "fake-coder",
+                           "--base-url",
+                           server.base_url(),
+                           "--strategy",
+                           "evolve",
+                           "--branches",
+                           "3",
+                           "--max-iterations",
+                           "3",
+                           "--seed",
+                           "5"});
+        BOOST_REQUIRE_MESSAGE(r.code == 0, r.err);
+        server.stop();
+    };
+    live([](int branch, int) { return std::chrono::milliseconds(1000 * (2 - branch)); });
+    live([](int branch, int) { return std::chrono::milliseconds(1000 * branch); });
+    const fs::path a = tmp.path() / "results" / "run-001", b = tmp.path() / "results" / "run-002";
+    // The answers did arrive in different orders...
+    const auto order_a = proposal_order(a), order_b = proposal_order(b);
+    BOOST_TEST(order_a.size() >= 9u);
+    BOOST_TEST(order_a != order_b);
+    BOOST_TEST(order_a.front() == "c0003");  // branch 2 answered first
+    BOOST_TEST(order_b.front() == "c0001");
+    // ...and yet every request and every candidate is the same.
+    const auto req_a = requests_by_branch(a), req_b = requests_by_branch(b);
+    BOOST_TEST(req_a.size() == 3u);
+    for (const auto& [branch, bodies] : req_a)
+    {
+        BOOST_TEST_CONTEXT("branch " << branch)
+        {
+            BOOST_REQUIRE(req_b.count(branch));
+            BOOST_REQUIRE_EQUAL(bodies.size(), req_b.at(branch).size());
+            for (std::size_t i = 0; i < bodies.size(); ++i)
+                BOOST_TEST(bodies[i] == req_b.at(branch)[i],
+                           "request " << i << ": " << first_difference(bodies[i], req_b.at(branch)[i]));
+        }
+    }
+    BOOST_TEST(kernels_by_id(a) == kernels_by_id(b));
+}
+
+BOOST_AUTO_TEST_CASE(a_wide_search_keeps_sixteen_requests_in_flight_and_evaluates_as_answers_come)
+{
+    // The wide-search check of docs/performance.md on the CPU path: --async 16 against the fake
+    // server with seconds of latency, the fake GPU worker timing one candidate at a time (400 ms
+    // each) and NVRTC compiling in process. Asserted on counts and on the order of journal events,
+    // never on wall times, so a loaded machine only makes it slower.
+    if (!binaries_present())
+        return;
+    fake_openai_options fo;
+    fo.latency = 2000ms;
+    fo.tool_calls = false;  // one request per proposal (plus the follow-up of the schema break)
+    fake_openai_server server(fo);
+    auto r = optimize(tmp.path(),
+                      {"--workload",
+                       (source_dir() / "tests" / "cheats" / "workloads" / "sgemm-small").string(),
+                       "--provider",
+                       "openai-chat",
+                       "--model",
+                       "fake-coder",
+                       "--base-url",
+                       server.base_url(),
+                       "--async",
+                       "16",
+                       "--max-candidates",
+                       "32",
+                       "--worker-arg=--evaluate-ms",
+                       "--worker-arg=400"});
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.err);
+    BOOST_TEST(!contains(r.err, "strategy failed"), r.err);
+    // Sixteen requests were in flight at once, never more (the client's cap is the slot count).
+    BOOST_TEST(server.max_concurrent_requests() == 16u);
+    const fs::path run = tmp.path() / "results" / "run-001";
+    const auto events = read_journal(run / "journal.jsonl").events;
+    std::map<std::string, std::int64_t> round_of;
+    std::size_t first_round2_proposed = events.size(), last_round1_evaluated = 0,
+                first_evaluated = events.size();
+    int proposed = 0, evaluated = 0;
+    for (std::size_t i = 0; i < events.size(); ++i)
+    {
+        const auto& e = events[i];
+        const auto type = e.at("event").as_string();
+        if (type == "proposed")
+        {
+            ++proposed;
+            round_of[std::string(e.at("id").as_string())] = e.at("iteration").as_int64();
+            if (e.at("iteration").as_int64() >= 2)
+                first_round2_proposed = std::min(first_round2_proposed, i);
+        }
+        else if (type == "evaluated")
+        {
+            ++evaluated;
+            first_evaluated = std::min(first_evaluated, i);
+            if (round_of.at(std::string(e.at("id").as_string())) == 1)
+                last_round1_evaluated = i;
+        }
+    }
+    BOOST_TEST(proposed == 32);
+    BOOST_TEST(evaluated == 32);
+    // Candidates are evaluated as they come, not per batch: a slot whose first candidate was timed
+    // asked again, and its second answer was back and recorded, while first-round candidates of
+    // other slots still waited for the GPU.
+    BOOST_TEST(first_round2_proposed < last_round1_evaluated);
+    BOOST_TEST(first_evaluated < first_round2_proposed);
     server.stop();
 }
 

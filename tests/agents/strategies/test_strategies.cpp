@@ -5,6 +5,7 @@
 // fatal errors, budgets, replay exhaustion, workload inference with its checks, and the flag
 // checks of the optimize command's model options.
 
+#include "agents/llm/feedback.hpp"
 #include "agents/llm/inference.hpp"
 #include "agents/llm/llm_records.hpp"
 #include "agents/llm/providers/openai_client.hpp"
@@ -26,6 +27,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 
 using namespace warpsmith;
 using namespace warpsmith::test;
@@ -297,6 +299,107 @@ BOOST_AUTO_TEST_CASE(choices_do_not_depend_on_the_order_evaluations_finish)
     BOOST_TEST(plans({3, 1, 0, 2}) == in_order);
     BOOST_TEST(plans({2, 3, 0, 1}) == in_order);
     server.stop();
+}
+
+BOOST_AUTO_TEST_CASE(prompts_are_byte_identical_whatever_the_arrival_order)
+{
+    // Iteration 1 of four branches with ties in score (the fake worker times every kernel alike)
+    // and two failures, plus two candidates of iteration 2 that finished early (their branches were
+    // faster). Every prompt of iteration 2 (refine, beam, evolve; every branch) must come out byte
+    // for byte the same whatever order these results arrived in, and whatever the engine's best of
+    // the moment was.
+    fake_openai_server server;
+    std::vector<evaluated_candidate> it1{evaluated("c0001", 0, "03-smem-tiled", 500),
+                                         evaluated("c0002", 1, "10-invalid-off-by-one", 0),
+                                         evaluated("c0003", 2, "05-2d-blocktiling", 500),
+                                         evaluated("c0004", 3, "09-invalid-compile-error", 0)};
+    it1[3].failure_kind = "compile_error";
+    it1[3].failure_message = "identifier \"accum\" is undefined";
+    std::vector<evaluated_candidate> early{evaluated("c0005", 0, "06-vectorized", 100),
+                                           evaluated("c0007", 2, "01-naive", 0)};
+    for (auto& c : early)
+        c.iteration = 2;
+    const auto prompts = [&](const std::vector<const evaluated_candidate*>& arrivals)
+    {
+        std::string out;
+        for (const char* kind : {"refine", "beam", "evolve"})
+        {
+            llm_strategy_options o;
+            o.kind = kind;
+            o.seed = 7;
+            o.crossover_rate = 1.0;
+            auto s = make_llm_strategy_of_kind(client(server), o, sgemm(), nullptr);
+            for (const auto* c : arrivals)
+                s->observe(*c);
+            for (int branch = 0; branch < 4; ++branch)
+            {
+                auto ctx = context(branch, 2);
+                ctx.view.best = arrivals.back();  // whatever the engine held best when the round began
+                std::mt19937_64 rng(round_seed(o.seed, branch, 2));
+                const auto in = s->feedback_for(ctx, s->plan(ctx, rng));
+                out += llm::render_user_prompt(in) + "\n----\n";
+            }
+        }
+        return out;
+    };
+    std::vector<const evaluated_candidate*> order;
+    for (const auto& c : it1)
+        order.push_back(&c);
+    const std::string expected = prompts(order);
+    BOOST_TEST(contains(expected, "mode=crossover"));  // the evolve rounds do combine parents
+    BOOST_TEST(!contains(expected, "c0005"));          // iteration 2 is not visible to iteration 2
+    BOOST_TEST(!contains(expected, "c0007"));
+    std::sort(order.begin(), order.end());
+    int orders = 0;
+    do
+    {
+        // Each order of iteration 1, with the early iteration-2 results first, in the middle or last.
+        for (int where = 0; where < 3; ++where)
+        {
+            auto arrivals = order;
+            const auto at = where == 0   ? arrivals.begin()
+                            : where == 1 ? arrivals.begin() + 2
+                                         : arrivals.end();
+            arrivals.insert(at, {&early[1], &early[0]});
+            BOOST_TEST(prompts(arrivals) == expected);
+            ++orders;
+        }
+    } while (std::next_permutation(order.begin(), order.end()));
+    BOOST_TEST(orders == 72);
+    server.stop();
+}
+
+BOOST_AUTO_TEST_CASE(a_request_is_byte_identical_whatever_the_arrival_order)
+{
+    // The whole round, through a real client to the fake server: the request body (system prompt,
+    // user prompt, tools, schema) is the same for two arrival orders of the same results.
+    const std::vector<evaluated_candidate> cands{evaluated("c0001", 0, "03-smem-tiled", 500),
+                                                 evaluated("c0002", 1, "02-coalesced", 500),
+                                                 evaluated("c0003", 2, "10-invalid-off-by-one", 0)};
+    auto early = evaluated("c0004", 0, "06-vectorized", 90);
+    early.iteration = 2;
+    const auto body_of = [&](const std::vector<const evaluated_candidate*>& arrivals)
+    {
+        fake_openai_options fo;
+        fo.tool_calls = false;
+        fake_openai_server server(fo);
+        llm_strategy_options o;
+        o.kind = "evolve";
+        o.seed = 11;
+        auto s = make_llm_strategy_of_kind(client(server), o, sgemm(), nullptr);
+        for (const auto* c : arrivals)
+            s->observe(*c);
+        auto ctx = context(1, 2, 3);
+        ctx.view.best = arrivals.front();
+        BOOST_REQUIRE(propose(*s, ctx));
+        const auto body = server.requests().at(0).body;
+        server.stop();
+        return body;
+    };
+    const auto a = body_of({&cands[0], &cands[1], &cands[2]});
+    const auto b = body_of({&early, &cands[2], &cands[1], &cands[0]});
+    BOOST_TEST(a == b);
+    BOOST_TEST(contains(a, "c0001"));
 }
 
 BOOST_AUTO_TEST_CASE(evolve_islands_crossover_and_diversity)

@@ -4,6 +4,7 @@
 
 #include <deque>
 #include <fstream>
+#include <random>
 #include <regex>
 #include <sstream>
 
@@ -101,6 +102,7 @@ struct parsed_request
     std::string task, mode;
     bool web_search = false;
     bool encrypted_reasoning = false;  // include reasoning.encrypted_content
+    int branch = 0, iteration = 0;     ///< From the tag of a proposal round.
 };
 
 parsed_request parse_request(const std::string& target, const json::object& body)
@@ -166,12 +168,18 @@ parsed_request parse_request(const std::string& target, const json::object& body
     }
     if (!r.user_texts.empty())
     {
-        static const std::regex tag(R"(\[warpsmith task=([a-z_-]+)(?: mode=([a-z_-]+))?)");
+        static const std::regex tag(
+            R"(\[warpsmith task=([a-z_-]+)(?: mode=([a-z_-]+))?(?: branch=([0-9]+) iteration=([0-9]+))?)");
         std::smatch m;
         if (std::regex_search(r.user_texts.front(), m, tag))
         {
             r.task = m[1].str();
             r.mode = m[2].str();
+            if (m[3].matched)
+            {
+                r.branch = std::stoi(m[3].str());
+                r.iteration = std::stoi(m[4].str());
+            }
         }
     }
     return r;
@@ -211,10 +219,24 @@ struct fake_openai_server::impl
     std::vector<std::string> rejected;
     int next_id = 1;
     std::string inference_text;  // the inference JSON (cached)
+    std::mt19937 jitter_rng{std::random_device{}()};
 
-    std::string next_stem(bool allow_break, bool advance)
+    std::chrono::milliseconds jitter()
     {
-        std::size_t pos = script_pos;
+        if (opts.latency_jitter.count() <= 0)
+            return std::chrono::milliseconds(0);
+        return std::chrono::milliseconds(
+            std::uniform_int_distribution<long long>(0, opts.latency_jitter.count())(jitter_rng));
+    }
+
+    std::string next_stem(bool allow_break, bool advance, const parsed_request& r)
+    {
+        // By round: a position fixed by the tag, the same in every run (follow-ups move on by one).
+        std::size_t pos = opts.answer_by_round ? static_cast<std::size_t>(r.iteration * 5 + r.branch * 3) +
+                                                     r.user_texts.size() - 1
+                                               : script_pos;
+        if (opts.answer_by_round)
+            advance = false;
         for (std::size_t tries = 0; tries < opts.script.size() * 2; ++tries)
         {
             const auto& s = opts.script[pos % opts.script.size()];
@@ -307,7 +329,7 @@ struct fake_openai_server::impl
         if (r.tools && opts.tool_calls && r.tool_results == 0 && !followup)
         {
             ++tasks["propose"];
-            const auto stem = next_stem(r.mode != "repair", false);
+            const auto stem = next_stem(r.mode != "repair", false, r);
             const auto src = stem == "schema-break"
                                  ? std::string("extern \"C\" __global__ void sgemm() {}")
                                  : read_file(opts.sgemm_dir / "candidates" / (stem + ".cu"));
@@ -322,7 +344,7 @@ struct fake_openai_server::impl
             return a;
         }
         ++tasks[followup ? "answer_followup" : r.tool_results > 0 ? "tool_followup" : "propose"];
-        const auto stem = next_stem(!followup && r.mode != "repair", true);
+        const auto stem = next_stem(!followup && r.mode != "repair", true, r);
         ++proposed[stem];
         if (stem == "schema-break")
         {
@@ -454,7 +476,13 @@ struct fake_openai_server::impl
 
         const auto ans = decide(r);
         const int id = next_id++;
-        const std::string sid = std::to_string(id);
+        // By round, the answer's ids (response, items, tool calls) are the round's too: the same
+        // question gets the same answer, ids included.
+        const std::string sid = opts.answer_by_round && r.task == "propose"
+                                    ? "b" + std::to_string(r.branch) + "i" + std::to_string(r.iteration) +
+                                          "r" + std::to_string(r.user_texts.size()) + "t" +
+                                          std::to_string(r.tool_results)
+                                    : std::to_string(id);
         json::object usage = usage_json(r, req.body.size(), ans.text, r.responses);
 
         if (r.responses)
@@ -703,7 +731,9 @@ struct fake_openai_server::impl
                 plan = response_plan::sse(std::move(parts));
             }
         }
-        plan.delay_before_headers = opts.latency;
+        plan.delay_before_headers = opts.latency + jitter();
+        if (opts.round_latency && r.task == "propose")
+            plan.delay_before_headers += opts.round_latency(r.branch, r.iteration);
         if (fault == openai_fault::slow)
             plan.delay_before_headers = opts.slow_delay;
         if (fault == openai_fault::truncated)
@@ -717,21 +747,28 @@ struct fake_openai_server::impl
     }
 };
 
+std::vector<std::string> default_script()
+{
+    // Every stem names a file pair in bench/workloads/sgemm/candidates (test_fake_answers checks
+    // that each exists, reads as a proposal and compiles, except the one meant not to compile).
+    return {"02-coalesced",
+            "03-smem-tiled",
+            "05-2d-blocktiling",
+            "schema-break",
+            "06-vectorized",
+            "09-invalid-compile-error",
+            "04-1d-blocktiling",
+            "07-warptile-128x128x8-t8x16",
+            "08-warptile-128x128x8-t8x8"};
+}
+
 fake_openai_server::fake_openai_server(fake_openai_options opts, transport t)
     : impl_(std::make_shared<impl>())
 {
     if (opts.sgemm_dir.empty())
         opts.sgemm_dir = default_sgemm_dir();
     if (opts.script.empty())
-        opts.script = {"02-coalesced",
-                       "03-smem-tiled",
-                       "05-2d-blocktiling",
-                       "schema-break",
-                       "06-vectorized",
-                       "09-invalid-compile-error",
-                       "04-1d-blocktiling",
-                       "07-warptile-128x128x8-t8x16",
-                       "08-warptile-256x64x8-t8x8"};
+        opts.script = default_script();
     impl_->opts = std::move(opts);
     auto self = impl_;
     request_handler h = [self](const recorded_request& r) { return self->respond(r); };

@@ -38,6 +38,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -76,10 +77,20 @@ struct fake_openai_options
     /// the schema). Default: a mix of valid kernels, the compile error and one schema break.
     std::vector<std::string> script;
     std::chrono::milliseconds latency{0};  ///< Before every answer's headers.
-    bool tool_calls = true;                ///< Call compile/history before proposing.
-    std::string api_key;                   ///< Required "Bearer" key when non-empty.
-    std::set<std::string> models;          ///< Known models; empty = any.
-    bool chat_json_schema = true;          ///< false: 400 on response_format json_schema.
+    /// Plus a random extra delay up to this, drawn per answer, so that concurrent requests are
+    /// answered in a different order every run.
+    std::chrono::milliseconds latency_jitter{0};
+    /// Proposals chosen by the round's tag (branch, iteration, follow-up) instead of the
+    /// server-wide counter: every run gives each branch the same answers, whatever order the
+    /// branches' requests arrive in (a model that answers the same question the same way).
+    bool answer_by_round = false;
+    /// Plus an extra delay for the answers of a proposal round, by its tag (branch, iteration):
+    /// lets a test choose which branch answers first. Called on the server thread.
+    std::function<std::chrono::milliseconds(int branch, int iteration)> round_latency;
+    bool tool_calls = true;        ///< Call compile/history before proposing.
+    std::string api_key;           ///< Required "Bearer" key when non-empty.
+    std::set<std::string> models;  ///< Known models; empty = any.
+    bool chat_json_schema = true;  ///< false: 400 on response_format json_schema.
     std::chrono::milliseconds slow_delay{3000};
     int retry_after_s = 1;
     int stream_delta_bytes = 200;  ///< Text per streamed delta.
@@ -126,6 +137,10 @@ private:
     std::shared_ptr<impl> impl_;
     std::unique_ptr<fake_http_server> server_;
 };
+
+/// The stems the server proposes when fake_openai_options::script is empty, in order: valid sgemm
+/// kernels, "09-invalid-compile-error" (does not compile) and "schema-break".
+std::vector<std::string> default_script();
 
 /// The text of a bench candidate as a proposal JSON object (for tests that build answers).
 std::string sgemm_proposal_json(const std::filesystem::path& sgemm_dir, const std::string& stem);

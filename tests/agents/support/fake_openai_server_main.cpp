@@ -1,8 +1,9 @@
 // fake_openai_server: the fake OpenAI-compatible model server (fake_openai_server.hpp) as a
 // program, for end-to-end runs without a real model:
 //
-//   fake_openai_server [--port P] [--tls] [--latency-ms N] [--no-tools] [--no-json-schema]
-//                      [--api-key KEY] [--sgemm-dir DIR] [--lenient] [--no-reasoning-model NAME]...
+//   fake_openai_server [--port P] [--tls] [--latency-ms N] [--latency-jitter-ms N] [--answer-by-round]
+//                      [--no-tools] [--no-json-schema] [--api-key KEY] [--sgemm-dir DIR] [--lenient]
+//                      [--no-reasoning-model NAME]...
 //   warpsmith optimize --description "Single-precision GEMM with rectangular matrices." \
 //       --provider openai-chat --model fake --base-url http://127.0.0.1:P/v1 --max-iterations 3 --branches 4
 //
@@ -85,8 +86,9 @@ int usage(const char* why)
 {
     std::fprintf(
         stderr,
-        "fake_openai_server: %s\nusage: fake_openai_server [--port P] [--tls] [--latency-ms N] [--no-tools] "
-        "[--no-json-schema] [--api-key KEY] [--sgemm-dir DIR] [--lenient] [--no-reasoning-model NAME]...\n",
+        "fake_openai_server: %s\nusage: fake_openai_server [--port P] [--tls] [--latency-ms N] "
+        "[--latency-jitter-ms N] [--answer-by-round] [--no-tools] [--no-json-schema] [--api-key KEY] "
+        "[--sgemm-dir DIR] [--lenient] [--no-reasoning-model NAME]...\n",
         why);
     return 2;
 }
@@ -115,6 +117,10 @@ int main(int argc, char** argv)
                 tls = true;
             else if (a == "--latency-ms")
                 opts.latency = std::chrono::milliseconds(std::stoi(value()));
+            else if (a == "--latency-jitter-ms")
+                opts.latency_jitter = std::chrono::milliseconds(std::stoi(value()));
+            else if (a == "--answer-by-round")
+                opts.answer_by_round = true;
             else if (a == "--no-tools")
                 opts.tool_calls = false;
             else if (a == "--no-json-schema")

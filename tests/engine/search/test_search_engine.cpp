@@ -45,6 +45,38 @@ int count_events(const std::vector<json::object>& events, const std::string& typ
 
 BOOST_AUTO_TEST_SUITE(search_engine_suite)
 
+BOOST_FIXTURE_TEST_CASE(candidate_ids_follow_the_branches_not_the_order_answers_arrive, engine_fixture)
+{
+    // Branch 2 answers first and branch 0 last; branch 1's first attempt fails and is retried. Ids
+    // are quoted in prompts and break ties, so they must not depend on that: each iteration's ids
+    // go to its branches in branch order, whatever the timing, and a retry keeps the number.
+    test_strategy strat(clock, work);
+    strat.source_for = [](const proposal_context& ctx, int)
+    { return kernel_with({"median_us=" + std::to_string(100 - ctx.branch - 10 * ctx.iteration)}); };
+    strat.latency = [](int branch, int) { return secs(1.0 + 0.2 * (2 - branch)); };
+    strat.throw_on = [](int branch, int call) { return branch == 1 && call == 1; };
+    const auto res = search(strat, barrier_opts(3, 2));
+    BOOST_TEST(res.status == "finished");
+    std::vector<std::string> arrival;
+    std::map<std::string, std::pair<std::int64_t, std::int64_t>> owner;
+    for (const auto& e : events_of("proposed"))
+    {
+        const auto id = std::string(e.at("id").as_string());
+        arrival.push_back(id);
+        owner[id] = {e.at("branch").as_int64(), e.at("iteration").as_int64()};
+    }
+    const std::map<std::string, std::pair<std::int64_t, std::int64_t>> expected{{"c0001", {0, 1}},
+                                                                                {"c0002", {1, 1}},
+                                                                                {"c0003", {2, 1}},
+                                                                                {"c0004", {0, 2}},
+                                                                                {"c0005", {1, 2}},
+                                                                                {"c0006", {2, 2}}};
+    BOOST_TEST((owner == expected));
+    // The answers did arrive in another order: branch 2 first, branch 1's retry after branch 0.
+    BOOST_TEST(arrival == (std::vector<std::string>{"c0003", "c0001", "c0002", "c0006", "c0005", "c0004"}),
+               boost::test_tools::per_element());
+}
+
 BOOST_FIXTURE_TEST_CASE(branches_overlap_compile_with_timing_and_respect_the_barrier, engine_fixture)
 {
     test_strategy strat(clock, work);
