@@ -1,6 +1,7 @@
 #include "engine/executors/gpu_executor.hpp"
 
 #include "engine/executors/async_semaphore.hpp"
+#include "engine/executors/worker_error_text.hpp"
 #include "engine/executors/worker_process.hpp"
 #include "harness/core/digest.hpp"
 #include "harness/core/error.hpp"
@@ -44,20 +45,6 @@ double ms_since(steady::time_point t0)
     return std::chrono::duration<double, std::milli>(steady::now() - t0).count();
 }
 
-/// "kind: message" of an ok:false response.
-std::string error_text(const json::object& resp)
-{
-    std::string kind = "error", message;
-    if (auto* e = resp.if_contains("error"); e && e->is_object())
-    {
-        if (auto* k = e->as_object().if_contains("kind"); k && k->is_string())
-            kind = std::string(k->get_string());
-        if (auto* m = e->as_object().if_contains("message"); m && m->is_string())
-            message = std::string(m->get_string());
-    }
-    return kind + ": " + message;
-}
-
 /// The protocol's candidate object: a cubin when the compile pool made one, else the source and
 /// options for the worker to compile itself (as `warpsmith run` does).
 json::object candidate_json(const evaluate_request& req)
@@ -75,6 +62,19 @@ json::object candidate_json(const evaluate_request& req)
 }
 
 }  // namespace
+
+std::string worker_error_text(const json::object& resp)
+{
+    std::string kind = "error", message;
+    if (auto* e = resp.if_contains("error"); e && e->is_object())
+    {
+        if (auto* k = e->as_object().if_contains("kind"); k && k->is_string())
+            kind = std::string(k->get_string());
+        if (auto* m = e->as_object().if_contains("message"); m && m->is_string())
+            message = std::string(m->get_string());
+    }
+    return kind + ": " + message;
+}
 
 json::object evaluate_message(const evaluate_request& req)
 {
@@ -237,7 +237,7 @@ struct gpu_executor::impl
             throw user_error(label + ": loading the workload failed: " + e.what());
         }
         if (!resp.at("ok").as_bool())
-            throw user_error(label + ": loading the workload failed (" + error_text(resp) + ")");
+            throw user_error(label + ": loading the workload failed (" + worker_error_text(resp) + ")");
         co_return resp;
     }
 
@@ -379,7 +379,7 @@ asio::awaitable<gpu_evaluation> gpu_executor::evaluate(evaluate_request req)
     {
         // The worker refused the request (bad_request, no_workload, internal): nothing ran on the
         // GPU; the candidate is recorded as invalid with the worker's reason.
-        out.result = synthesized_result("worker_error", error_text(resp), out.busy_ms);
+        out.result = synthesized_result("worker_error", worker_error_text(resp), out.busy_ms);
         co_return out;
     }
     if (auto* r = resp.if_contains("result"))
@@ -445,7 +445,7 @@ asio::awaitable<json::object> gpu_executor::time_interleaved(
     if (auto* wr = resp.if_contains("worker_restart"); wr && wr->is_bool() && wr->get_bool())
         co_await d.restart("a fault during time_interleaved");
     if (!resp.at("ok").as_bool())
-        throw std::runtime_error(d.label + ": time_interleaved refused (" + error_text(resp) + ")");
+        throw std::runtime_error(d.label + ": time_interleaved refused (" + worker_error_text(resp) + ")");
     resp.erase("id");
     resp.erase("ok");
     co_return resp;
@@ -472,7 +472,7 @@ asio::awaitable<json::object> gpu_executor::device_info(bool measure)
         throw user_error(d.label + ": device_info failed: " + e.what());
     }
     if (!resp.at("ok").as_bool())
-        throw user_error(d.label + ": device_info failed (" + error_text(resp) + ")");
+        throw user_error(d.label + ": device_info failed (" + worker_error_text(resp) + ")");
     if (auto* dev = resp.if_contains("device"); dev && dev->is_object())
         co_return dev->as_object();
     throw user_error(d.label + ": device_info response carries no 'device'");
@@ -547,7 +547,7 @@ asio::awaitable<baseline_outcome> gpu_executor::baseline(baseline_request req)
     }
     if (!resp.at("ok").as_bool())
     {
-        const std::string text = error_text(resp);
+        const std::string text = worker_error_text(resp);
         const auto colon = text.find(": ");
         out.error_kind = text.substr(0, colon);
         out.message = colon == std::string::npos ? text : text.substr(colon + 2);

@@ -1,6 +1,7 @@
 #include "engine/profile/profiler.hpp"
 
 #include "engine/executors/child_command.hpp"
+#include "engine/executors/worker_error_text.hpp"
 #include "engine/executors/worker_process.hpp"
 #include "engine/profile/ncu_report.hpp"
 #include "engine/profile/ncu_tool.hpp"
@@ -27,19 +28,6 @@ namespace
 double ms_since(steady::time_point t0)
 {
     return std::chrono::duration<double, std::milli>(steady::now() - t0).count();
-}
-
-std::string error_text(const json::object& resp)
-{
-    std::string kind = "error", message;
-    if (auto* e = resp.if_contains("error"); e && e->is_object())
-    {
-        if (auto* k = e->as_object().if_contains("kind"); k && k->is_string())
-            kind = std::string(k->get_string());
-        if (auto* m = e->as_object().if_contains("message"); m && m->is_string())
-            message = std::string(m->get_string());
-    }
-    return kind + ": " + message;
 }
 
 std::string read_if_exists(const fs::path& p)
@@ -182,13 +170,14 @@ asio::awaitable<profile_outcome> run_profile(asio::any_io_executor ex, profiler_
             {
                 co_await proc.stop(5s);
                 co_return fail("failed",
-                               "the worker under ncu did not load the workload: " + error_text(resp));
+                               "the worker under ncu did not load the workload: " + worker_error_text(resp));
             }
             resp = co_await proc.request(evaluate_message(req), left());
             if (!resp.at("ok").as_bool())
             {
                 co_await proc.stop(5s);
-                co_return fail("failed", "the worker under ncu refused the candidate: " + error_text(resp));
+                co_return fail("failed",
+                               "the worker under ncu refused the candidate: " + worker_error_text(resp));
             }
             if (auto* r = resp.if_contains("result"))
                 result = *r;
