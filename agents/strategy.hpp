@@ -9,6 +9,7 @@
 // calls of one strategy may be in flight at once, one per branch.
 
 #include "harness/compile/compile_request.hpp"
+#include "harness/protocol/evaluation_result.hpp"
 #include "harness/workload/candidate.hpp"
 #include "harness/workload/workload.hpp"
 
@@ -74,7 +75,7 @@ struct evaluated_candidate
     double score_us = 0;                           ///< Geometric mean of the medians, when valid.
     double speedup_vs_reference = 0;               ///< Geometric-mean speedup, when valid.
     double speedup_vs_initial = 0;                 ///< 0 when the workload has no initial kernel.
-    boost::json::value result;                     ///< The full evaluation result (docs/worker-protocol.md).
+    protocol::evaluation_result result;            ///< The full evaluation result (docs/worker-protocol.md).
 };
 
 /// An Nsight Compute profile of one candidate on one case (optimize --use-nsight, docs/nsight.md),

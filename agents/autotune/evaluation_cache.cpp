@@ -3,7 +3,7 @@
 #include "harness/core/digest.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_number.hpp"
-#include "harness/timing/result_medians.hpp"
+#include "harness/protocol/json_read.hpp"
 #include "harness/timing/timing_stats.hpp"
 
 #include <boost/json/parse.hpp>
@@ -142,7 +142,7 @@ json::object cache_entry::to_json() const
         {"score_us", score_us ? json::value(*score_us) : json::value(nullptr)},
         {"case_median_us", std::move(medians)},
         {"failure_kind", failure_kind.empty() ? json::value(nullptr) : json::value(failure_kind)},
-        {"result", result},
+        {"result", result.to_json()},
         {"candidate", candidate},
         {"run", run},
         {"time", time},
@@ -171,7 +171,16 @@ std::optional<cache_entry> cache_entry::from_json(const json::value& v)
                 e.case_median_us[std::string(kv.key())] = *x;
     e.failure_kind = string_field(*o, "failure_kind");
     if (const auto* r = o->if_contains("result"))
-        e.result = *r;
+    {
+        try
+        {
+            e.result = protocol::evaluation_result::from_json(*r);
+        }
+        catch (const protocol::format_error&)
+        {
+            return std::nullopt;  // a damaged line: skipped like one that does not parse
+        }
+    }
     e.candidate = string_field(*o, "candidate");
     e.run = string_field(*o, "run");
     e.time = string_field(*o, "time");
@@ -182,24 +191,17 @@ std::optional<cache_entry> cache_entry::from_json(const json::value& v)
     return e;
 }
 
-bool cacheable_result(const json::value& result)
+bool cacheable_result(const protocol::evaluation_result& result)
 {
-    const auto* o = result.if_object();
-    if (!o)
-        return false;
-    const auto status = string_field(*o, "status");
-    if (status == "valid")
+    if (result.valid())
         return true;
-    if (status != "invalid")
-        return false;
-    const auto* f = o->if_contains("failure");
-    const auto kind = f && f->is_object() ? string_field(f->get_object(), "kind") : std::string();
+    const std::string kind = result.failure_kind();
     return !kind.empty() && kind != "worker_crash" && kind != "timing_inconsistent";
 }
 
 cache_entry make_cache_entry(const std::string& key,
                              const candidate& c,
-                             const json::value& result,
+                             const protocol::evaluation_result& result,
                              const std::string& candidate_id,
                              const std::string& run)
 {
@@ -207,13 +209,12 @@ cache_entry make_cache_entry(const std::string& key,
     e.key = key;
     for (const auto& [k, v] : c.defines)
         e.point[k] = v;
-    const auto* o = result.if_object();
-    e.valid = o && string_field(*o, "status") == "valid";
-    e.case_median_us = performance_medians(result);
+    e.valid = result.valid();
+    e.case_median_us = result.performance_medians();
     if (e.valid)
     {
         // The worker's score (the geometric mean of the medians), else the same computed here.
-        e.score_us = json_number(o->if_contains("score_us"));
+        e.score_us = result.score_us;
         if ((!e.score_us || !(*e.score_us > 0)) && !e.case_median_us.empty())
         {
             std::vector<double> medians;
@@ -229,8 +230,7 @@ cache_entry make_cache_entry(const std::string& key,
     }
     if (!e.valid)
     {
-        const auto* f = o ? o->if_contains("failure") : nullptr;
-        e.failure_kind = f && f->is_object() ? string_field(f->get_object(), "kind") : std::string();
+        e.failure_kind = result.failure_kind();
         if (e.failure_kind.empty())
             e.failure_kind = "invalid";
     }

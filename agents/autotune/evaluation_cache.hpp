@@ -21,6 +21,7 @@
 // O_APPEND descriptor under an exclusive flock, after a newline if a crash left a torn last line.
 // Readers skip torn and malformed lines, and pick up lines other processes appended since.
 
+#include "harness/protocol/evaluation_result.hpp"
 #include "harness/workload/candidate.hpp"
 #include "harness/workload/workload.hpp"
 
@@ -49,9 +50,9 @@ struct cache_entry
     bool valid = false;
     std::optional<double> score_us;
     std::map<std::string, double> case_median_us;
-    std::string failure_kind;   ///< When !valid.
-    boost::json::value result;  ///< The worker's evaluation result.
-    std::string candidate;      ///< Provenance: candidate id and run that measured it.
+    std::string failure_kind;            ///< When !valid.
+    protocol::evaluation_result result;  ///< The worker's evaluation result.
+    std::string candidate;               ///< Provenance: candidate id and run that measured it.
     std::string run;
     std::string time;
     /// The device it was measured on: name, arch and the limits the search space is pruned by
@@ -65,12 +66,12 @@ struct cache_entry
 
 /// Whether an evaluation result is worth caching: valid ones and deterministic failures. A crashed
 /// worker or an inconsistent timing says more about the machine than about the candidate.
-bool cacheable_result(const boost::json::value& result);
+bool cacheable_result(const protocol::evaluation_result& result);
 
 /// A cache entry for an evaluation result (score and medians derived from it).
 cache_entry make_cache_entry(const std::string& key,
                              const candidate& c,
-                             const boost::json::value& result,
+                             const protocol::evaluation_result& result,
                              const std::string& candidate_id,
                              const std::string& run);
 

@@ -145,15 +145,14 @@ double ms_since(clock_type::time_point t0)
 
 std::string outcome_of(const gpu_evaluation& e)
 {
-    if (e.result.at("status").as_string() == "valid")
+    if (e.result.valid())
         return "valid";
-    return std::string(e.result.at("failure").at("kind").as_string());
+    return e.result.failure_kind();
 }
 
 double score_of(const gpu_evaluation& e)
 {
-    const json::value& s = e.result.at("score_us");
-    return s.is_number() ? s.to_number<double>() : 0.0;
+    return e.result.score_us.value_or(0.0);
 }
 
 double percentile(std::vector<double> v, double p)

@@ -166,15 +166,8 @@ asio::awaitable<sanitizer_summary> sanitize_pass(asio::io_context& ioc,
         kernel_run run = co_await session.run(plan.name, cand, plan.timing, all, true);
         co_await session.stop();
         ran = true;
-        if (run.gpu.result.is_object())
-        {
-            const json::object& r = run.gpu.result.as_object();
-            if (auto* st = r.if_contains("status"); st && st->is_string())
-                status = std::string(st->get_string());
-            if (auto* f = r.if_contains("failure"); f && f->is_object())
-                if (auto* k = f->as_object().if_contains("kind"); k && k->is_string())
-                    failure_kind = std::string(k->get_string());
-        }
+        status = run.gpu.result.valid() ? "valid" : "invalid";
+        failure_kind = run.gpu.result.failure_kind();
     }
     catch (const user_error& e)
     {
@@ -217,7 +210,7 @@ asio::awaitable<int> eval_main(asio::io_context& ioc,
         "reference", candidate::from_kernel(plan->w.reference), plan->timing, all, false);
     if (!ref.valid())
         log_warn("the workload's reference did not validate against itself: " +
-                 json::serialize(ref.gpu.result.as_object().at("failure")));
+                 (ref.gpu.result.failure ? ref.gpu.result.failure->text() : std::string("invalid")));
     std::optional<kernel_run> init;
     if (plan->w.initial)
         init = co_await session.run(
@@ -226,8 +219,8 @@ asio::awaitable<int> eval_main(asio::io_context& ioc,
     json::object hello = session.hello();
     co_await session.stop();
 
-    const json::value* ref_result = ref.valid() ? &ref.gpu.result : nullptr;
-    const json::value* init_result = init && init->valid() ? &init->gpu.result : nullptr;
+    const protocol::evaluation_result* ref_result = ref.valid() ? &ref.gpu.result : nullptr;
+    const protocol::evaluation_result* init_result = init && init->valid() ? &init->gpu.result : nullptr;
     eval_report report = make_eval_report(plan->name, cand.gpu.result, ref_result, init_result);
     report.has_initial = init.has_value();
 

@@ -12,49 +12,6 @@ namespace json = boost::json;
 namespace
 {
 
-const json::object* as_object(const json::value* v)
-{
-    return v && v->is_object() ? &v->get_object() : nullptr;
-}
-
-std::optional<double> number_at(const json::object* o, std::string_view key)
-{
-    if (!o)
-        return std::nullopt;
-    const json::value* v = o->if_contains(key);
-    if (!v || !v->is_number())
-        return std::nullopt;
-    return v->to_number<double>();
-}
-
-std::string string_at(const json::object* o, std::string_view key)
-{
-    if (!o)
-        return {};
-    const json::value* v = o->if_contains(key);
-    return v && v->is_string() ? std::string(v->get_string()) : std::string();
-}
-
-/// case name -> median_us of a result's timed cases.
-std::map<std::string, double> medians(const json::value* result)
-{
-    std::map<std::string, double> out;
-    const json::object* r = as_object(result);
-    if (!r)
-        return out;
-    const json::value* cases = r->if_contains("cases");
-    if (!cases || !cases->is_array())
-        return out;
-    for (const auto& c : cases->get_array())
-    {
-        const json::object* co = as_object(&c);
-        auto median = number_at(as_object(co ? co->if_contains("timing") : nullptr), "median_us");
-        if (median && *median > 0)
-            out[string_at(co, "name")] = *median;
-    }
-    return out;
-}
-
 std::optional<double> geomean(const std::vector<double>& xs)
 {
     if (xs.empty())
@@ -88,63 +45,61 @@ std::string pad(std::string s, std::size_t width, bool right = false)
 }  // namespace
 
 eval_report make_eval_report(const std::string& name,
-                             const json::value& result,
-                             const json::value* reference,
-                             const json::value* initial)
+                             const protocol::evaluation_result& result,
+                             const protocol::evaluation_result* reference,
+                             const protocol::evaluation_result* initial)
 {
     eval_report rep;
     rep.name = name;
     rep.has_initial = initial != nullptr;
-    const json::object* r = as_object(&result);
-    rep.status = string_at(r, "status");
-    if (rep.status.empty())
-        rep.status = "invalid";
-    if (const json::object* f = as_object(r ? r->if_contains("failure") : nullptr))
+    rep.status = result.valid() ? "valid" : "invalid";
+    if (result.failure)
     {
-        rep.failure_kind = string_at(f, "kind");
-        rep.failure_case = string_at(f, "case");
-        rep.failure_message = string_at(f, "message");
+        rep.failure_kind = result.failure->kind;
+        rep.failure_case = result.failure->case_name;
+        rep.failure_message = result.failure->message;
     }
-    auto ref = medians(reference);
-    auto init = medians(initial);
+    const auto ref = reference ? reference->performance_medians() : std::map<std::string, double>{};
+    const auto init = initial ? initial->performance_medians() : std::map<std::string, double>{};
 
     std::vector<double> ref_ratios, init_ratios;
-    if (const json::value* cases = r ? r->if_contains("cases") : nullptr; cases && cases->is_array())
+    for (const protocol::case_result& c : result.cases)
     {
-        for (const auto& c : cases->get_array())
+        case_row row;
+        row.name = c.name;
+        row.role = c.role;
+        row.status = c.validation.passed ? "ok" : "FAIL";
+        if (c.timing)
         {
-            const json::object* co = as_object(&c);
-            case_row row;
-            row.name = string_at(co, "name");
-            row.role = string_at(co, "role");
-            const json::object* v = as_object(co ? co->if_contains("validation") : nullptr);
-            const json::value* passed = v ? v->if_contains("passed") : nullptr;
-            row.status = passed && passed->is_bool() ? (passed->get_bool() ? "ok" : "FAIL") : "-";
-            const json::object* t = as_object(co ? co->if_contains("timing") : nullptr);
-            row.median_us = number_at(t, "median_us");
-            row.p10_us = number_at(t, "p10_us");
-            row.p90_us = number_at(t, "p90_us");
-            row.samples = number_at(t, "samples");
-            row.stopped = string_at(t, "stopped");
-            row.rel_noise = number_at(t, "rel_noise");
-            if (row.median_us && *row.median_us > 0)
+            const protocol::timing_report& t = *c.timing;
+            if (t.stats)
             {
-                if (auto it = ref.find(row.name); it != ref.end())
-                {
-                    row.vs_reference = it->second / *row.median_us;
-                    ref_ratios.push_back(*row.vs_reference);
-                }
-                if (auto it = init.find(row.name); it != init.end())
-                {
-                    row.vs_initial = it->second / *row.median_us;
-                    init_ratios.push_back(*row.vs_initial);
-                }
+                row.median_us = t.stats->median_us;
+                row.p10_us = t.stats->p10_us;
+                row.p90_us = t.stats->p90_us;
+                row.samples = t.stats->samples;
             }
-            rep.rows.push_back(std::move(row));
+            if (t.stopped)
+                row.stopped = std::string(protocol::to_string(*t.stopped));
+            row.rel_noise = t.rel_noise;
         }
+        if (row.median_us && *row.median_us > 0)
+        {
+            if (auto it = ref.find(row.name); it != ref.end())
+            {
+                row.vs_reference = it->second / *row.median_us;
+                ref_ratios.push_back(*row.vs_reference);
+            }
+            if (auto it = init.find(row.name); it != init.end())
+            {
+                row.vs_initial = it->second / *row.median_us;
+                init_ratios.push_back(*row.vs_initial);
+            }
+        }
+        rep.rows.push_back(std::move(row));
     }
-    rep.score_us = number_at(r, "score_us");
-    if (rep.status == "valid")
+    rep.score_us = result.score_us;
+    if (result.valid())
     {
         rep.vs_reference = geomean(ref_ratios);
         rep.vs_initial = geomean(init_ratios);

@@ -6,6 +6,8 @@
 // speedup block of result.json. Results are the worker's evaluation result objects
 // (docs/worker-protocol.md, "evaluate").
 
+#include "harness/protocol/evaluation_result.hpp"
+
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
@@ -52,9 +54,9 @@ struct eval_report
 /// Builds the report. reference and initial may be null (not evaluated, or invalid); their
 /// timings give the speedup columns where both sides have a median.
 eval_report make_eval_report(const std::string& name,
-                             const boost::json::value& result,
-                             const boost::json::value* reference,
-                             const boost::json::value* initial);
+                             const protocol::evaluation_result& result,
+                             const protocol::evaluation_result* reference,
+                             const protocol::evaluation_result* initial);
 
 /// The table and summary lines, ready for stdout.
 std::string render_eval_report(const eval_report& r);

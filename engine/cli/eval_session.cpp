@@ -16,33 +16,20 @@ namespace json = boost::json;
 namespace
 {
 
-json::object compile_failure_result(const compile_output& c)
+protocol::evaluation_result compile_failure_result(const compile_output& c)
 {
     std::string message = c.error.empty() ? "did not compile" : c.error;
+    // The first lines of the log name the error; the full log is in result.json.
     if (!c.log.empty())
-    {
-        // The first lines of the log name the error; the full log is in result.json.
-        std::string excerpt = c.log.substr(0, 2000);
-        message += "\n" + excerpt;
-    }
-    json::object failure;
-    failure["kind"] = "compile_error";
-    failure["case"] = nullptr;
-    failure["message"] = message;
-    json::object r;
-    r["status"] = "invalid";
-    r["failure"] = std::move(failure);
-    r["cases"] = json::array{};
-    r["score_us"] = nullptr;
-    return r;
+        message += "\n" + c.log.substr(0, 2000);
+    return protocol::evaluation_result::invalid("compile_error", std::move(message));
 }
 
 }  // namespace
 
 bool kernel_run::valid() const
 {
-    return gpu.result.is_object() && gpu.result.as_object().contains("status") &&
-           gpu.result.at("status").is_string() && gpu.result.at("status").get_string() == "valid";
+    return gpu.result.valid();
 }
 
 json::object compile_summary(const compile_output& c)
@@ -178,7 +165,7 @@ json::object result_document(const std::string& command,
         json::object o;
         o["name"] = k.name;
         o["compile"] = compile_summary(k.compile);
-        o["result"] = k.gpu.result;
+        o["result"] = k.gpu.result.to_json();
         return o;
     };
     json::object doc;
@@ -191,7 +178,7 @@ json::object result_document(const std::string& command,
     doc["status"] = report.status;
     doc["candidate"] = cand.cand.to_json();
     doc["compile"] = compile_summary(cand.compile);
-    doc["result"] = cand.gpu.result;
+    doc["result"] = cand.gpu.result.to_json();
     doc["reference"] = reference ? json::value(kernel_part(*reference)) : json::value(nullptr);
     doc["initial"] = initial ? json::value(kernel_part(*initial)) : json::value(nullptr);
     doc["speedup"] = report.speedup_json();
@@ -204,9 +191,8 @@ json::object result_document(const std::string& command,
     doc["worker"] = std::move(worker);
     doc["device"] = hello.contains("device") ? hello.at("device") : json::value(nullptr);
     json::object env;
-    if (cand.gpu.result.is_object())
-        if (auto* e = cand.gpu.result.as_object().if_contains("environment"); e && e->is_object())
-            env = e->as_object();
+    if (cand.gpu.result.environment)
+        env = cand.gpu.result.environment->to_json();
     for (const char* k : {"worker_version", "nvrtc_version", "driver_version"})
         if (!env.contains(k) && hello.contains(k))
             env[k] = hello.at(k);

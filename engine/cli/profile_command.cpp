@@ -118,11 +118,8 @@ asio::awaitable<int> profile_main(asio::io_context& ioc,
     {
         std::string why =
             run.compile.compiled ? "failed validation" : "did not compile: " + run.compile.error;
-        if (const json::value* f =
-                run.gpu.result.is_object() ? run.gpu.result.get_object().if_contains("failure") : nullptr;
-            f && f->is_object())
-            if (const json::value* m = f->get_object().if_contains("message"); m && m->is_string())
-                why = "failed validation: " + std::string(m->get_string());
+        if (run.gpu.result.failure)
+            why = "failed validation: " + run.gpu.result.failure->message;
         print(args->kernel.kernel + ": not profiled: " + why + "\n");
         co_return 1;
     }

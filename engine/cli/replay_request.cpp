@@ -2,6 +2,7 @@
 
 #include "engine/run/run_directory.hpp"
 #include "harness/core/error.hpp"
+#include "harness/protocol/json_read.hpp"
 
 namespace warpsmith
 {
@@ -33,37 +34,14 @@ std::string require_string(const json::object& o, std::string_view key, std::str
 
 timing_options timing_options_from_json(const json::value& v, std::string_view origin)
 {
-    if (!v.is_object())
-        throw user_error(std::string(origin) + ": 'timing' must be an object");
-    const auto& o = v.get_object();
-    timing_options t;
-    auto int_field = [&](std::string_view key, int& out, int lo)
+    try
     {
-        const json::value* f = o.if_contains(key);
-        if (!f)
-            return;
-        if (!f->is_int64() && !f->is_uint64())
-            throw user_error(std::string(origin) + ": 'timing." + std::string(key) + "' must be an integer");
-        std::int64_t x = f->to_number<std::int64_t>();
-        if (x < lo || x > 1000000)
-            throw user_error(std::string(origin) + ": 'timing." + std::string(key) + "' is out of range");
-        out = static_cast<int>(x);
-    };
-    int_field("warmup", t.warmup, 0);
-    int_field("iterations", t.iterations, 1);
-    if (const json::value* m = o.if_contains("mode"))
-    {
-        if (!m->is_string() || (m->get_string() != "cold" && m->get_string() != "hot"))
-            throw user_error(std::string(origin) + ": 'timing.mode' must be \"cold\" or \"hot\"");
-        t.mode = std::string(m->get_string());
+        return timing_options::from_json(v);
     }
-    if (const json::value* n = o.if_contains("target_rel_noise"))
+    catch (const protocol::format_error& e)
     {
-        if (!n->is_number() || n->to_number<double>() < 0)
-            throw user_error(std::string(origin) + ": 'timing.target_rel_noise' must be a number >= 0");
-        t.target_rel_noise = n->to_number<double>();
+        throw user_error(std::string(origin) + ": " + e.what());
     }
-    return t;
 }
 
 json::object replay_request::to_json() const

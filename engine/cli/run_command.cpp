@@ -71,7 +71,7 @@ asio::awaitable<int> run_main(asio::io_context& ioc,
     json::object hello = session.hello();
     co_await session.stop();
 
-    const json::value* ref_result = ref && ref->valid() ? &ref->gpu.result : nullptr;
+    const protocol::evaluation_result* ref_result = ref && ref->valid() ? &ref->gpu.result : nullptr;
     eval_report report = make_eval_report(req->name, cand.gpu.result, ref_result, nullptr);
     fs::path out = args->out.empty() ? claim_numbered_dir("results", "replay") : fs::path(args->out);
     ensure_dir(out);

@@ -51,7 +51,7 @@ void timing_args::add_to(CLI::App& cmd, const std::string& group)
 timing_options timing_args::options() const
 {
     timing_options t;
-    t.mode = mode;
+    t.mode = protocol::timing_mode_from(mode).value_or(protocol::timing_mode::cold);
     t.warmup = warmup;
     t.iterations = iterations;
     t.target_rel_noise = target_noise;

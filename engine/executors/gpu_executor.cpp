@@ -6,6 +6,7 @@
 #include "harness/core/digest.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
+#include "harness/protocol/json_read.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/system/system_error.hpp>
@@ -19,23 +20,6 @@ namespace asio = boost::asio;
 namespace json = boost::json;
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
-
-json::object timing_options::to_json() const
-{
-    json::object o;
-    o["warmup"] = warmup;
-    o["iterations"] = iterations;
-    o["mode"] = mode;
-    o["target_rel_noise"] = target_rel_noise;
-    if (!dominated_above_us.empty())
-    {
-        json::object d;
-        for (const auto& [name, us] : dominated_above_us)
-            d[name] = us;
-        o["dominated_above_us"] = std::move(d);
-    }
-    return o;
-}
 
 namespace
 {
@@ -110,23 +94,6 @@ json::object load_workload_message(const json::value& workload,
 
 namespace
 {
-
-/// An evaluation result for a candidate the worker could not report on itself.
-json::object synthesized_result(std::string_view kind, const std::string& message, double eval_ms)
-{
-    json::object failure;
-    failure["kind"] = kind;
-    failure["case"] = nullptr;
-    failure["message"] = message;
-    json::object r;
-    r["status"] = "invalid";
-    r["failure"] = std::move(failure);
-    r["cases"] = json::array{};
-    r["score_us"] = nullptr;
-    r["environment"] = nullptr;
-    r["eval_ms"] = eval_ms;
-    return r;
-}
 
 }  // namespace
 
@@ -368,7 +335,7 @@ asio::awaitable<gpu_evaluation> gpu_executor::evaluate(evaluate_request req)
     if (!died_kind.empty())
     {
         log(log_level::warn, d.label + ": " + req.name + ": " + died_message);
-        out.result = synthesized_result(died_kind, died_message, out.busy_ms);
+        out.result = protocol::evaluation_result::invalid(died_kind, died_message, out.busy_ms);
         out.worker_restarted = true;
         out.restart_reason = died_kind;
         out.restart_ms = co_await d.restart(died_kind);
@@ -379,22 +346,31 @@ asio::awaitable<gpu_evaluation> gpu_executor::evaluate(evaluate_request req)
     {
         // The worker refused the request (bad_request, no_workload, internal): nothing ran on the
         // GPU; the candidate is recorded as invalid with the worker's reason.
-        out.result = synthesized_result("worker_error", worker_error_text(resp), out.busy_ms);
+        out.result =
+            protocol::evaluation_result::invalid("worker_error", worker_error_text(resp), out.busy_ms);
         co_return out;
     }
     if (auto* r = resp.if_contains("result"))
-        out.result = *r;
+    {
+        try
+        {
+            out.result = protocol::evaluation_result::from_json(*r);
+        }
+        catch (const protocol::format_error& e)
+        {
+            out.result = protocol::evaluation_result::invalid(
+                "worker_error",
+                std::string("the worker's result is malformed: result.") + e.what(),
+                out.busy_ms);
+        }
+    }
     else
-        out.result =
-            synthesized_result("worker_error", "the worker's response carries no 'result'", out.busy_ms);
+        out.result = protocol::evaluation_result::invalid(
+            "worker_error", "the worker's response carries no 'result'", out.busy_ms);
 
     if (auto* wr = resp.if_contains("worker_restart"); wr && wr->is_bool() && wr->get_bool())
     {
-        std::string kind = "fault";
-        if (out.result.is_object())
-            if (auto* f = out.result.as_object().if_contains("failure"); f && f->is_object())
-                if (auto* k = f->as_object().if_contains("kind"); k && k->is_string())
-                    kind = std::string(k->get_string());
+        std::string kind = out.result.failure ? out.result.failure->kind : "fault";
         out.worker_restarted = true;
         out.restart_reason = kind;
         out.restart_ms = co_await d.restart(kind);

@@ -10,6 +10,8 @@
 
 #include "engine/executors/worker_launch.hpp"
 #include "harness/core/defaults.hpp"
+#include "harness/protocol/evaluation_result.hpp"
+#include "harness/protocol/timing_options.hpp"
 #include "harness/workload/candidate.hpp"
 #include "harness/workload/workload.hpp"
 
@@ -30,20 +32,9 @@
 namespace warpsmith
 {
 
-/// The evaluate request's "timing" (docs/worker-protocol.md).
-struct timing_options
-{
-    int warmup = default_warmup_launches;
-    int iterations = default_timed_launches;  ///< The ceiling when adaptive.
-    std::string mode = "cold";                ///< "cold" (L2 scrubbed) or "hot".
-    /// > 0: adaptive stop once the median's 95% interval is this narrow; 0: every launch.
-    double target_rel_noise = default_target_rel_noise;
-    /// Per performance case: the worker stops timing it after a segment whose median is above
-    /// (the best candidate's median x dominated_factor). Empty: no such stop.
-    std::map<std::string, double> dominated_above_us;
-
-    boost::json::object to_json() const;
-};
+/// The evaluate request's "timing" (docs/worker-protocol.md): one type for both ends.
+using protocol::timing_mode;
+using protocol::timing_options;
 
 struct gpu_executor_options
 {
@@ -75,12 +66,12 @@ struct evaluate_request
 
 struct gpu_evaluation
 {
-    boost::json::value result;      ///< The worker's evaluation result (protocol doc).
-    bool worker_restarted = false;  ///< A fault/hang/crash restarted the worker.
-    std::string restart_reason;     ///< "fault", "hang", "worker_crash".
-    double restart_ms = 0;          ///< Time to restart and reload after it.
-    double queued_ms = 0;           ///< Waiting for the GPU.
-    double busy_ms = 0;             ///< Worker time on this request.
+    protocol::evaluation_result result;  ///< The worker's evaluation result (protocol doc).
+    bool worker_restarted = false;       ///< A fault/hang/crash restarted the worker.
+    std::string restart_reason;          ///< "fault", "hang", "worker_crash".
+    double restart_ms = 0;               ///< Time to restart and reload after it.
+    double queued_ms = 0;                ///< Waiting for the GPU.
+    double busy_ms = 0;                  ///< Worker time on this request.
     int device = 0;
 };
 

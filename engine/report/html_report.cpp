@@ -144,25 +144,24 @@ std::vector<const json::object*> devices_of(const run_view& v)
 }
 
 /// environment.clocks of an evaluation result.
-std::string clocks_text(const json::value& result)
+std::string clocks_text(const protocol::evaluation_result& result)
 {
-    const auto* env = object_at(object_at(&result), "environment");
-    const auto* clocks = object_at(env, "clocks");
-    if (!clocks)
+    if (!result.environment || !result.environment->clocks)
         return {};
-    auto pair = [&](const char* a, const char* b)
+    const protocol::clock_readings& clocks = *result.environment->clocks;
+    auto pair = [&](const std::optional<int>& x, const std::optional<int>& y)
     {
-        const auto x = number_at(clocks, a), y = number_at(clocks, b);
         if (!x && !y)
             return std::string("n/a");
         if (x && y && *x != *y)
             return fmt("%.0f", *x) + "&ndash;" + fmt("%.0f MHz", *y);
         return fmt("%.0f MHz", x ? *x : *y);
     };
-    return "SM " + pair("sm_mhz_start", "sm_mhz_end") + ", memory " + pair("mem_mhz_start", "mem_mhz_end");
+    return "SM " + pair(clocks.sm_mhz_start, clocks.sm_mhz_end) + ", memory " +
+           pair(clocks.mem_mhz_start, clocks.mem_mhz_end);
 }
 
-const json::value* best_result(const run_view& v)
+const protocol::evaluation_result* best_result(const run_view& v)
 {
     if (!v.best_id)
         return nullptr;
@@ -179,18 +178,12 @@ const json::value* best_result(const run_view& v)
 }
 
 /// Per-case timing statistics of an evaluation result.
-const json::object* case_timing(const json::value* result, const std::string& name)
+const timing_stats* case_timing(const protocol::evaluation_result* result, const std::string& name)
 {
-    const auto* cases = array_at(object_at(result), "cases");
-    if (!cases)
+    if (!result)
         return nullptr;
-    for (const auto& c : *cases)
-    {
-        const auto* co = object_at(&c);
-        if (co && string_at(co, "name") == name)
-            return object_at(co, "timing");
-    }
-    return nullptr;
+    const protocol::case_result* c = result->find_case(name);
+    return c && c->timing && c->timing->stats ? &*c->timing->stats : nullptr;
 }
 
 void summary_section(page& p, const run_view& v)
@@ -470,10 +463,11 @@ void best_section(page& p, const run_view& v)
         const auto b = get(mine, c), r = get(ref, c), i = get(init, c);
         const auto* t = case_timing(result, c);
         std::string spread = "-";
-        if (t && number_at(t, "p10_us"))
-            spread = us(number_at(t, "p10_us")) + "&ndash;" + us(number_at(t, "p90_us"));
+        if (t)
+            spread = us(t->p10_us) + "&ndash;" + us(t->p90_us);
+        const std::optional<double> rel_iqr = t ? std::optional<double>(t->rel_iqr) : std::nullopt;
         p.raw("<tr><td class=\"mono\">" + html_escape(c) + "</td><td class=\"num\">" + us(b) +
-              "</td><td class=\"num\">" + spread + "</td><td class=\"num\">" + pct(number_at(t, "rel_iqr")) +
+              "</td><td class=\"num\">" + spread + "</td><td class=\"num\">" + pct(rel_iqr) +
               "</td><td class=\"num\">" + us(r) + "</td><td class=\"num\">" +
               speedup(b && r ? std::optional<double>(*r / *b) : std::nullopt) + "</td>");
         if (!init.empty())

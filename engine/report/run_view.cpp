@@ -8,6 +8,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
+#include "harness/protocol/json_read.hpp"
 #include "harness/workload/workload.hpp"
 
 #include <algorithm>
@@ -76,6 +77,19 @@ std::map<std::string, double> run_view::best_medians() const
 
 namespace
 {
+
+/// A journal's evaluation result; one line naming where, when it does not have the protocol's shape.
+protocol::evaluation_result result_at(const json::value& v, const std::string& where)
+{
+    try
+    {
+        return protocol::evaluation_result::from_json(v);
+    }
+    catch (const protocol::format_error& e)
+    {
+        throw user_error(where + ": result." + e.what());
+    }
+}
 
 std::map<std::string, double> first_medians(const std::map<int, baseline_timing>& per_gpu)
 {
@@ -168,7 +182,7 @@ run_view build_run_view(run_files files)
             b.score_us = number_at(&ev, "score_us");
             b.medians = medians_at(&ev, "case_median_us");
             if (const auto* r = ev.if_contains("result"))
-                b.result = *r;
+                b.result = result_at(*r, "journal: baseline " + string_at(&ev, "key").value_or("?"));
             const int gpu = static_cast<int>(number_at(&ev, "gpu").value_or(-1));
             const auto key = string_at(&ev, "key").value_or("");
             if (key == "reference")

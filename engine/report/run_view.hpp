@@ -35,7 +35,7 @@ struct baseline_timing
     bool valid = false;
     std::optional<double> score_us;
     std::map<std::string, double> medians;
-    boost::json::value result;  ///< The worker's evaluation result (environment, clocks).
+    protocol::evaluation_result result;  ///< The worker's evaluation result (environment, clocks).
 };
 
 struct report_candidate

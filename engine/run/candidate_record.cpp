@@ -1,6 +1,7 @@
 #include "engine/run/candidate_record.hpp"
 
 #include "harness/core/error.hpp"
+#include "harness/protocol/json_read.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -183,7 +184,7 @@ json::object evaluated_event(const candidate_record& r)
                     {"busy_ms", r.busy_ms},
                     {"worker_restarted", r.worker_restarted},
                     {"restart_reason", r.restart_reason},
-                    {"result", r.ec.result}};
+                    {"result", r.ec.result.to_json()}};
     if (r.invalidated)
         ev["invalidated"] = *r.invalidated;
     return ev;
@@ -289,7 +290,16 @@ void apply_evaluated(candidate_record& r, const json::object& ev)
     if (const auto* s = ev.if_contains("restart_reason"); s && s->is_string())
         r.restart_reason = std::string(s->get_string());
     if (const auto* res = ev.if_contains("result"))
-        r.ec.result = *res;
+    {
+        try
+        {
+            r.ec.result = protocol::evaluation_result::from_json(*res);
+        }
+        catch (const protocol::format_error& e)
+        {
+            bad_event(ev, std::string("result.") + e.what());
+        }
+    }
     r.invalidated.reset();
     r.evaluated = true;
 }

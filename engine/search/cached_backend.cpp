@@ -48,12 +48,7 @@ asio::awaitable<gpu_evaluation> cached_backend::evaluate(int gpu, evaluate_reque
         ++hits_;
         gpu_evaluation ev;
         ev.result = hit->result;
-        if (auto* o = ev.result.if_object())
-            (*o)["eval_cache"] = json::object{{"hit", true},
-                                              {"run", hit->run},
-                                              {"candidate", hit->candidate},
-                                              {"time", hit->time},
-                                              {"key", key}};
+        ev.result.eval_cache = protocol::cache_hit{hit->run, hit->candidate, hit->time, key};
         ev.device = gpu;
         co_return ev;
     }

@@ -15,7 +15,6 @@
 //    others; SPEC §3 "Trust rules"). Several attempts and the winner policy: confirmation.hpp.
 
 #include "agents/strategy.hpp"
-#include "harness/timing/result_medians.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -30,8 +29,7 @@ namespace warpsmith
 
 using case_medians = std::map<std::string, double>;
 
-// performance_medians(result), the medians a score is computed from, is in
-// harness/timing/result_medians.hpp.
+// The medians a score is computed from: protocol::evaluation_result::performance_medians().
 
 /// Geometric mean of the medians; nullopt when there is none.
 std::optional<double> score_of(const case_medians& medians);

@@ -53,29 +53,11 @@ clock_source::duration from_seconds(double s)
 }
 
 /// The failure of an invalid evaluation result: {kind, message} with the case named.
-std::pair<std::string, std::string> failure_of(const json::value& result)
+std::pair<std::string, std::string> failure_of(const protocol::evaluation_result& result)
 {
-    std::string kind = "invalid", message;
-    const auto* o = result.if_object();
-    const auto* f = o ? o->if_contains("failure") : nullptr;
-    if (f && f->is_object())
-    {
-        const auto& fo = f->get_object();
-        if (const auto* k = fo.if_contains("kind"); k && k->is_string())
-            kind = std::string(k->get_string());
-        if (const auto* m = fo.if_contains("message"); m && m->is_string())
-            message = std::string(m->get_string());
-        if (const auto* c = fo.if_contains("case"); c && c->is_string() && !c->get_string().empty())
-            message = "case " + std::string(c->get_string()) + ": " + message;
-    }
-    return {kind, message};
-}
-
-bool result_valid(const json::value& result)
-{
-    const auto* o = result.if_object();
-    const auto* s = o ? o->if_contains("status") : nullptr;
-    return s && s->is_string() && s->get_string() == "valid";
+    if (!result.failure)
+        return {"invalid", ""};
+    return {result.failure->kind.empty() ? "invalid" : result.failure->kind, result.failure->text()};
 }
 
 }  // namespace
@@ -353,8 +335,8 @@ struct search_engine::impl : strategy_services
 
     void record_baseline(const std::string& key, int gpu, const gpu_evaluation& ev, kernel_baseline& out)
     {
-        out.valid = result_valid(ev.result);
-        out.medians = out.valid ? performance_medians(ev.result) : case_medians{};
+        out.valid = ev.result.valid();
+        out.medians = out.valid ? ev.result.performance_medians() : case_medians{};
         out.score = score_of(out.medians);
         json::value failure = nullptr;
         if (!out.valid)
@@ -370,7 +352,7 @@ struct search_engine::impl : strategy_services
                              {"score_us", opt_json(out.score)},
                              {"case_median_us", medians_json(out.medians)},
                              {"busy_ms", ev.busy_ms},
-                             {"result", ev.result}});
+                             {"result", ev.result.to_json()}});
     }
 
     asio::awaitable<void> evaluate_baselines()
@@ -564,14 +546,14 @@ struct search_engine::impl : strategy_services
         rec.worker_restarted = ev.worker_restarted;
         rec.restart_reason = ev.restart_reason;
         rec.ec.result = ev.result;
-        rec.ec.valid = result_valid(ev.result);
+        rec.ec.valid = ev.result.valid();
         rec.ec.case_median_us.clear();
         rec.ec.score_us = 0;
         rec.ec.speedup_vs_reference = 0;
         rec.ec.speedup_vs_initial = 0;
         if (rec.ec.valid)
         {
-            rec.ec.case_median_us = performance_medians(ev.result);
+            rec.ec.case_median_us = ev.result.performance_medians();
             rec.ec.score_us = score_of(rec.ec.case_median_us).value_or(0);
             if (gpu >= 0 && gpu < static_cast<int>(ref_.size()))
                 rec.ec.speedup_vs_reference =
@@ -596,12 +578,7 @@ struct search_engine::impl : strategy_services
         if (log.size() > 4000)
             log = log.substr(0, 4000) + "\n[log truncated]";
         rec.ec.failure_message = rec.ec.compile.error + (log.empty() ? "" : "\n" + log);
-        rec.ec.result = json::object{
-            {"status", "invalid"},
-            {"failure",
-             json::object{{"kind", "compile_error"}, {"case", nullptr}, {"message", rec.ec.compile.error}}},
-            {"cases", json::array{}},
-            {"score_us", nullptr}};
+        rec.ec.result = protocol::evaluation_result::invalid("compile_error", rec.ec.compile.error);
     }
 
     /// Journals the evaluation, writes its files, feeds it back to the strategy and the scheduler.

@@ -118,7 +118,8 @@ search_options search_options::from_json(const json::value& v, std::string_view 
         get_int(to, "warmup", o.timing.warmup);
         get_int(to, "iterations", o.timing.iterations);
         if (const auto* m = to.if_contains("mode"); m && m->is_string())
-            o.timing.mode = std::string(m->get_string());
+            if (auto mode = protocol::timing_mode_from(m->get_string()))
+                o.timing.mode = *mode;
         get_double(to, "target_rel_noise", o.timing.target_rel_noise);
     }
     if (const auto* b = obj->if_contains("budgets"); b && b->is_object())

@@ -42,42 +42,44 @@ clock_source::duration marker_ms(std::string_view source, std::string_view key, 
         std::chrono::duration<double, std::milli>(marker_number(source, key, 0)));
 }
 
-json::object timing_for(double median, const timing_options& t, const std::string& case_name = "")
+protocol::timing_report timing_for(double median, const timing_options& t, const std::string& case_name = "")
 {
     // How the worker's adaptive timing would stop (harness/worker/timer.hpp): a case above its
     // dominance threshold, or any case under a noise target (the simulated noise is 0.5% of the
     // target), after the first segment; fixed timing measures every launch.
-    std::string stopped = "fixed";
+    protocol::timing_report r;
+    r.stopped = protocol::timing_stop::fixed;
     int samples = t.iterations;
     const auto dominated = t.dominated_above_us.find(case_name);
     if (dominated != t.dominated_above_us.end() && median > dominated->second &&
         t.iterations > timing_segment_launches)
     {
-        stopped = "dominated";
+        r.stopped = protocol::timing_stop::dominated;
         samples = timing_segment_launches + 1;
     }
     else if (t.target_rel_noise > 0)
     {
-        stopped = t.iterations > timing_segment_launches ? "quiet" : "ceiling";
+        r.stopped = t.iterations > timing_segment_launches ? protocol::timing_stop::quiet
+                                                           : protocol::timing_stop::ceiling;
         samples = std::min(t.iterations, timing_segment_launches + 1);
     }
-    return json::object{{"median_us", median},
-                        {"mean_us", median * 1.002},
-                        {"min_us", median * 0.98},
-                        {"max_us", median * 1.05},
-                        {"p10_us", median * 0.99},
-                        {"p90_us", median * 1.02},
-                        {"stddev_us", median * 0.01},
-                        {"rel_iqr", 0.01},
-                        {"samples", samples},
-                        {"warmup", t.warmup},
-                        {"mode", t.mode},
-                        {"stopped", stopped},
-                        {"target_rel_noise", t.target_rel_noise},
-                        {"rel_noise", t.target_rel_noise * 0.005},
-                        {"wall_us_per_launch", median * 1.03},
-                        {"suspect", false},
-                        {"timed_output_valid", true}};
+    timing_stats s;
+    s.median_us = median;
+    s.mean_us = median * 1.002;
+    s.min_us = median * 0.98;
+    s.max_us = median * 1.05;
+    s.p10_us = median * 0.99;
+    s.p90_us = median * 1.02;
+    s.stddev_us = median * 0.01;
+    s.rel_iqr = 0.01;
+    s.samples = samples;
+    r.stats = s;
+    r.warmup = t.warmup;
+    r.mode = t.mode;
+    r.target_rel_noise = t.target_rel_noise;
+    r.rel_noise = t.target_rel_noise * 0.005;
+    r.wall_us_per_launch = median * 1.03;
+    return r;
 }
 
 /// The source a request carries: the fake cubin (prefix + source) or the candidate's source.
@@ -210,12 +212,11 @@ asio::awaitable<compile_output> simulated_backend::compile(compile_request reque
     co_return out;
 }
 
-json::object simulated_backend::result_for(const std::string& source,
-                                           const timing_options& t,
-                                           std::string& restart_reason) const
+protocol::evaluation_result simulated_backend::result_for(const std::string& source,
+                                                          const timing_options& t,
+                                                          std::string& restart_reason) const
 {
-    json::object result;
-    json::array cases;
+    protocol::evaluation_result result;
     std::string failure_kind;
     if (fake_marker(source, "fault"))
         failure_kind = "fault";
@@ -229,34 +230,33 @@ json::object simulated_backend::result_for(const std::string& source,
         failure_kind = k->empty() ? "mismatch" : *k;
 
     const double median = marker_number(source, "median_us", 100);
-    std::vector<double> medians;
+    bool timed = false;
     for (const auto& c : work_->cases)
     {
-        const bool perf = c.role == case_role::performance;
-        json::object co{{"name", c.name},
-                        {"role", to_string(c.role)},
-                        {"validation", json::object{{"passed", failure_kind.empty()}}}};
-        if (perf && failure_kind.empty())
+        protocol::case_result co;
+        co.name = c.name;
+        co.role = std::string(to_string(c.role));
+        co.validation.passed = failure_kind.empty();
+        if (c.role == case_role::performance && failure_kind.empty())
         {
-            co["timing"] = timing_for(median, t, c.name);
-            medians.push_back(median);
+            co.timing = timing_for(median, t, c.name);
+            timed = true;
         }
-        else
-            co["timing"] = nullptr;
-        cases.push_back(std::move(co));
+        result.cases.push_back(std::move(co));
     }
-    result["status"] = failure_kind.empty() ? "valid" : "invalid";
-    if (failure_kind.empty())
-        result["failure"] = nullptr;
-    else
-        result["failure"] = json::object{
-            {"kind", failure_kind},
-            {"case", work_->cases.empty() ? json::value(nullptr) : json::value(work_->cases[0].name)},
-            {"message", "simulated " + failure_kind}};
-    result["cases"] = std::move(cases);
-    result["score_us"] =
-        medians.empty() || !failure_kind.empty() ? json::value(nullptr) : json::value(median);
-    result["environment"] = json::object{{"gpu", opts_.gpu_name}, {"arch", opts_.arch}, {"simulated", true}};
+    result.status =
+        failure_kind.empty() ? protocol::evaluation_status::valid : protocol::evaluation_status::invalid;
+    if (!failure_kind.empty())
+        result.failure = protocol::failure_report{failure_kind,
+                                                  work_->cases.empty() ? std::string() : work_->cases[0].name,
+                                                  "simulated " + failure_kind};
+    if (timed && failure_kind.empty())
+        result.score_us = median;
+    protocol::environment_info env;
+    env.gpu = opts_.gpu_name;
+    env.arch = opts_.arch;
+    env.simulated = true;
+    result.environment = env;
     return result;
 }
 
@@ -293,7 +293,7 @@ asio::awaitable<gpu_evaluation> simulated_backend::evaluate(int gpu, evaluate_re
     gpu_state_[gpu].busy_seconds += out.busy_ms / 1000;
     ++evaluations_;
     out.result = result_for(source, request.timing, out.restart_reason);
-    out.result.as_object()["eval_ms"] = out.busy_ms;
+    out.result.eval_ms = out.busy_ms;
     out.worker_restarted = !out.restart_reason.empty();
     if (out.worker_restarted)
         ++gpu_state_[gpu].restarts;
@@ -359,7 +359,8 @@ asio::awaitable<baseline_outcome> simulated_backend::baseline(int gpu, baseline_
             {"gemm", json::object{{"m", g.m}, {"n", g.n}, {"k", g.k}}},
             {"validation",
              json::object{{"passed", !tf32}, {"max_abs_error", error}, {"max_rel_error", error}}},
-            {"timing", perf ? json::value(timing_for(median, request.timing)) : json::value(nullptr)},
+            {"timing",
+             perf ? json::value(timing_for(median, request.timing).to_json()) : json::value(nullptr)},
             {"timing_failure", nullptr}};
         if (perf)
         {
@@ -436,7 +437,7 @@ asio::awaitable<json::object> simulated_backend::time_interleaved(
         json::object per_case;
         for (const auto& c : work_->cases)
             if (c.role == case_role::performance)
-                per_case[c.name] = timing_for(median, t);
+                per_case[c.name] = timing_for(median, t).to_json();
         timings[key] = std::move(per_case);
     }
     co_return json::object{{"timings", std::move(timings)}, {"invalid", std::move(invalid)}};

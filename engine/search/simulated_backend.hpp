@@ -97,9 +97,9 @@ private:
     void record(std::string kind, std::string name, int resource);
     /// The result the worker would give: medians from the source's markers, the timing's stop
     /// (adaptive, dominated, fixed) from the request's timing options.
-    boost::json::object result_for(const std::string& source,
-                                   const timing_options& t,
-                                   std::string& restart_reason) const;
+    protocol::evaluation_result result_for(const std::string& source,
+                                           const timing_options& t,
+                                           std::string& restart_reason) const;
 
     clock_source& clock_;
     simulated_backend_options opts_;

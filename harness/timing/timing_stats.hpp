@@ -32,6 +32,8 @@ struct timing_stats
     double rel_iqr = 0;
     int samples = 0;
 
+    friend bool operator==(const timing_stats&, const timing_stats&) = default;
+
     /// Throws user_error when samples is empty or holds a negative or non-finite time.
     static timing_stats from_samples(const std::vector<double>& samples_us);
 

@@ -27,11 +27,6 @@ double ms_since(clock::time_point t0)
     return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
 }
 
-json::value optional_mhz(const std::optional<int>& v)
-{
-    return v ? json::value(*v) : json::value(nullptr);
-}
-
 /// The working (payload) pointer of a case's buffer parameter.
 CUdeviceptr buffer_ptr(const case_data& c, const std::string& name)
 {
@@ -157,7 +152,7 @@ json::object run_baseline(gpu_session& session, const json::object& request)
             within_tolerance = within_tolerance && report.passed;
             max_abs = std::max(max_abs, report.max_abs_error);
             max_rel = std::max(max_rel, report.max_rel_error);
-            json::object validation = report.to_json();
+            json::object validation = report.to_protocol().to_json();
             validation["message"] = report.fail ? json::value(report.fail->message) : json::value(nullptr);
 
             json::value timing = nullptr;
@@ -168,7 +163,7 @@ json::object run_baseline(gpu_session& session, const json::object& request)
                 const timed_work work{launch, false, {}};
                 const case_timing ct = t.time_case(c, work, req.timing, kernel_ms);
                 time_ms += ms_since(t_time);
-                timing = ct.to_json();
+                timing = ct.to_report().to_json();
                 within_tolerance = within_tolerance && ct.timed_output_valid;
                 if (ct.fail)
                     timing_failure = ct.fail->to_json();
@@ -201,14 +196,11 @@ json::object run_baseline(gpu_session& session, const json::object& request)
         throw request_error(error_kind::internal, where + ": " + e.what());
     }
 
-    json::object environment = session.environment();
+    protocol::environment_info environment = session.environment();
     const cuda::clock_reading none;
     const cuda::clock_reading& cs = clocks_start ? *clocks_start : none;
     const cuda::clock_reading& ce = clocks_end ? *clocks_end : none;
-    environment["clocks"] = json::object{{"sm_mhz_start", optional_mhz(cs.sm_mhz)},
-                                         {"sm_mhz_end", optional_mhz(ce.sm_mhz)},
-                                         {"mem_mhz_start", optional_mhz(cs.mem_mhz)},
-                                         {"mem_mhz_end", optional_mhz(ce.mem_mhz)}};
+    environment.clocks = protocol::clock_readings{cs.sm_mhz, ce.sm_mhz, cs.mem_mhz, ce.mem_mhz};
     log_info(where + ": " + std::to_string(cases.size()) + " cases, " +
              (within_tolerance ? "within" : "outside") + " the workload's tolerance");
     json::object result{
@@ -222,7 +214,7 @@ json::object run_baseline(gpu_session& session, const json::object& request)
         {"within_tolerance", within_tolerance},
         {"max_abs_error", json_number(max_abs)},
         {"max_rel_error", json_number(max_rel)},
-        {"environment", std::move(environment)},
+        {"environment", environment.to_json()},
         {"phases_ms", json::object{{"validate_ms", validate_ms}, {"time_ms", time_ms}}},
         {"eval_ms", ms_since(t_start)}};
     return json::object{{"baseline", std::move(result)}};

@@ -2,6 +2,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
+#include "harness/protocol/json_read.hpp"
 #include "harness/timing/timing_stats.hpp"
 #include "harness/worker/candidate_loader.hpp"
 #include "harness/worker/protocol.hpp"
@@ -28,11 +29,6 @@ double ms_since(clock::time_point t0)
     return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
 }
 
-json::value optional_mhz(const std::optional<int>& v)
-{
-    return v ? json::value(*v) : json::value(nullptr);
-}
-
 /// The per-case entry of the result while it is being filled.
 struct case_entry
 {
@@ -44,78 +40,55 @@ struct case_entry
     float kernel_ms = 0;
     bool repeat_reached = false;
 
-    json::object to_json() const
+    protocol::case_result to_protocol() const
     {
-        json::array runs_json;
-        bool passed = !runs.empty();
-        bool guards = true, inputs = true, repeat_agrees = true;
+        protocol::case_result c;
+        c.name = data->name();
+        c.role = std::string(to_string(data->wc->role));
+        if (launchable)
+            c.launch = dims;
+        protocol::case_validation& v = c.validation;
+        v.passed = !runs.empty();
+        bool repeat_agrees = true;
+        auto add = [&](const run_report& r)
+        {
+            v.runs.push_back(r.to_protocol());
+            v.passed = v.passed && r.passed;
+            v.guards_intact = v.guards_intact && r.guards_intact;
+            v.inputs_intact = v.inputs_intact && r.inputs_intact;
+        };
         for (const run_report& r : runs)
         {
-            runs_json.push_back(r.to_json());
-            passed = passed && r.passed;
-            guards = guards && r.guards_intact;
-            inputs = inputs && r.inputs_intact;
+            add(r);
             if (r.kind == run_kind::repeat)
                 repeat_agrees = r.agrees_with_first;
         }
         if (timing)
+        {
             for (const run_report& r : timing->timed_runs)
-            {
-                runs_json.push_back(r.to_json());
-                passed = passed && r.passed;
-                guards = guards && r.guards_intact;
-                inputs = inputs && r.inputs_intact;
-            }
-        json::object validation{
-            {"passed", passed},
-            {"runs", std::move(runs_json)},
-            {"guards_intact", guards},
-            {"inputs_intact", inputs},
-            {"repeat_agrees", repeat_reached ? json::value(repeat_agrees) : json::value(nullptr)}};
-        json::object o{{"name", data->name()},
-                       {"role", std::string(to_string(data->wc->role))},
-                       {"launch", launchable ? to_json_dims() : json::value(nullptr)},
-                       {"validation", std::move(validation)},
-                       {"timing", timing ? json::value(timing->to_json()) : json::value(nullptr)}};
-        return o;
+                add(r);
+            c.timing = timing->to_report();
+        }
+        if (repeat_reached)
+            v.repeat_agrees = repeat_agrees;
+        return c;
     }
-
-    json::value to_json_dims() const { return warpsmith::to_json(dims); }
 };
 
 }  // namespace
 
 timing_options parse_timing(const json::object* timing, const std::string& where)
 {
-    timing_options o;
     if (!timing)
-        return o;
-    field_reader r(*timing, where);
-    const std::string prefix = "timing.";
-    if (auto v = r.optional_int("warmup", 0, 100'000))
-        o.warmup = static_cast<int>(*v);
-    if (auto v = r.optional_int("iterations", 1, 100'000))
-        o.iterations = static_cast<int>(*v);
-    if (auto v = r.optional_string("mode"))
+        return {};
+    try
     {
-        if (*v == "cold")
-            o.mode = timing_mode::cold;
-        else if (*v == "hot")
-            o.mode = timing_mode::hot;
-        else
-            bad_request(where + ": 'timing.mode' must be \"cold\" or \"hot\", not \"" + *v + "\"");
+        return timing_options::from_json(*timing);
     }
-    if (auto v = r.optional_number("target_rel_noise", 0.0))
-        o.target_rel_noise = *v;
-    if (const json::object* d = r.optional_object("dominated_above_us"))
-        for (const auto& [name, value] : *d)
-        {
-            if (!value.is_number() || !(value.to_number<double>() > 0))
-                bad_request(where + ": 'timing.dominated_above_us." + std::string(name) +
-                            "' must be a number > 0");
-            o.dominated_above_us[std::string(name)] = value.to_number<double>();
-        }
-    return o;
+    catch (const protocol::format_error& e)
+    {
+        bad_request(where + ": " + e.what());
+    }
 }
 
 evaluation evaluate(gpu_session& session, const json::object& request)
@@ -149,8 +122,8 @@ evaluation evaluate(gpu_session& session, const json::object& request)
     bool profiled = false;
 
     gpu_device& device = session.device();
-    json::object environment = session.environment();
-    json::object phases;
+    protocol::environment_info environment = session.environment();
+    std::map<std::string, double> phases;
     evaluation out;
     std::optional<failure> fail;
     std::optional<cuda::clock_reading> clocks_start, clocks_end;
@@ -354,8 +327,10 @@ evaluation evaluate(gpu_session& session, const json::object& request)
         phases["l2_scrub_ms"] = scrub_ms;
     }
 
+    protocol::evaluation_result& result = out.result;
+    result.status = fail ? protocol::evaluation_status::invalid : protocol::evaluation_status::valid;
+    result.failure = fail;
     // Score: geometric mean of the per-case medians over the timed performance cases.
-    json::value score = nullptr;
     if (!fail && !validate_only)
     {
         std::vector<double> medians;
@@ -363,35 +338,24 @@ evaluation evaluate(gpu_session& session, const json::object& request)
             if (e.timing && e.timing->stats.samples > 0)
                 medians.push_back(e.timing->stats.median_us);
         if (!medians.empty())
-            score = geometric_mean(medians);
+            result.score_us = geometric_mean(medians);
     }
-
-    json::array cases;
     for (const case_entry& e : entries)
         if (!e.runs.empty() || e.launchable || (fail && fail->case_name == e.data->name()))
-            cases.push_back(e.to_json());
+            result.cases.push_back(e.to_protocol());
     const cuda::clock_reading none;
     const cuda::clock_reading& cs = clocks_start ? *clocks_start : none;
     const cuda::clock_reading& ce = clocks_end ? *clocks_end : none;
-    environment["clocks"] = json::object{{"sm_mhz_start", optional_mhz(cs.sm_mhz)},
-                                         {"sm_mhz_end", optional_mhz(ce.sm_mhz)},
-                                         {"mem_mhz_start", optional_mhz(cs.mem_mhz)},
-                                         {"mem_mhz_end", optional_mhz(ce.mem_mhz)}};
+    environment.clocks = protocol::clock_readings{cs.sm_mhz, ce.sm_mhz, cs.mem_mhz, ce.mem_mhz};
     if (fail)
         log_info("evaluate " + name + ": invalid (" + fail->kind + ")");
     else
         log_info("evaluate " + name + ": valid");
-
-    out.result = json::object{{"status", fail ? "invalid" : "valid"},
-                              {"failure", fail ? json::value(fail->to_json()) : json::value(nullptr)},
-                              {"cases", std::move(cases)},
-                              {"score_us", score},
-                              {"environment", std::move(environment)},
-                              {"eval_ms", ms_since(t_start)},
-                              {"phases_ms", std::move(phases)}};
+    result.environment = std::move(environment);
+    result.eval_ms = ms_since(t_start);
+    result.phases_ms = std::move(phases);
     if (profile_case)
-        out.result["profiled"] =
-            json::object{{"case", *profile_case}, {"run", "repeat"}, {"launched", profiled}};
+        result.profiled = protocol::profiled_launch{*profile_case, "repeat", profiled};
     return out;
 }
 

@@ -5,6 +5,7 @@
 // performance cases, and assemble the evaluation result. A fault or hang becomes a failure of the
 // candidate with restart = true: the caller answers, then the worker exits with code 3.
 
+#include "harness/protocol/evaluation_result.hpp"
 #include "harness/worker/gpu_session.hpp"
 
 #include <boost/json/object.hpp>
@@ -14,8 +15,8 @@ namespace warpsmith::worker
 
 struct evaluation
 {
-    boost::json::object result;  ///< The "result" object.
-    bool restart = false;        ///< The context is lost: answer with worker_restart and exit 3.
+    protocol::evaluation_result result;  ///< The "result" object.
+    bool restart = false;                ///< The context is lost: answer with worker_restart and exit 3.
 };
 
 /// Throws request_error for malformed requests (bad_request) or without a workload (no_workload).

@@ -80,13 +80,15 @@ json::object gpu_session::load_workload(const json::object& request)
     return response;
 }
 
-json::object gpu_session::environment() const
+protocol::environment_info gpu_session::environment() const
 {
-    return json::object{{"gpu", device_.name()},
-                        {"arch", device_.arch()},
-                        {"driver_version", device_.driver_version()},
-                        {"nvrtc_version", nvrtc_version()},
-                        {"worker_version", WARPSMITH_VERSION}};
+    protocol::environment_info e;
+    e.gpu = device_.name();
+    e.arch = device_.arch();
+    e.driver_version = device_.driver_version();
+    e.nvrtc_version = nvrtc_version();
+    e.worker_version = WARPSMITH_VERSION;
+    return e;
 }
 
 }  // namespace warpsmith::worker

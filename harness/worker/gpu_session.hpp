@@ -6,6 +6,7 @@
 // it is used from the worker's single thread, on which the context is current.
 
 #include "harness/compile/nvrtc_compiler.hpp"
+#include "harness/protocol/evaluation_result.hpp"
 #include "harness/worker/case_store.hpp"
 #include "harness/worker/comparator_kernels.hpp"
 #include "harness/worker/gpu_device.hpp"
@@ -49,7 +50,7 @@ public:
     std::uint32_t next_scrub_seed() { return static_cast<std::uint32_t>(rng_()); }
 
     /// The "environment" object of results (clocks added by the caller).
-    boost::json::object environment() const;
+    protocol::environment_info environment() const;
 
 private:
     const nvrtc_compiler& compiler_;

@@ -146,7 +146,7 @@ json::object request_loop::dispatch(const std::string& op, const json::object& r
             result.exit = true;
             result.exit_code = restart_exit_code;
         }
-        return json::object{{"result", std::move(e.result)}};
+        return json::object{{"result", e.result.to_json()}};
     }
     if (op == "baseline")
         return run_baseline(s, request);

@@ -38,27 +38,6 @@ std::string format_us(double us)
 
 }  // namespace
 
-std::string_view to_string(timing_mode m)
-{
-    return m == timing_mode::cold ? "cold" : "hot";
-}
-
-std::string_view to_string(timing_stop s)
-{
-    switch (s)
-    {
-        case timing_stop::fixed:
-            return "fixed";
-        case timing_stop::quiet:
-            return "quiet";
-        case timing_stop::ceiling:
-            return "ceiling";
-        case timing_stop::dominated:
-            return "dominated";
-    }
-    return "fixed";
-}
-
 // ---- event_pool, l2_scrubber --------------------------------------------------------------------
 
 void event_pool::reserve(std::size_t n)
@@ -120,23 +99,24 @@ int chunk_size(double per_launch_ms, std::chrono::milliseconds timeout)
 
 // ---- case_timing --------------------------------------------------------------------------------
 
-json::object case_timing::to_json() const
+protocol::timing_report case_timing::to_report() const
 {
-    json::object o;
+    protocol::timing_report r;
     if (stats.samples > 0)
-        o = stats.to_json().as_object();
-    o["warmup"] = warmup;
-    o["mode"] = to_string(mode);
-    o["wall_us_per_launch"] = wall_us_per_launch > 0 ? json_number(wall_us_per_launch) : json::value(nullptr);
+        r.stats = stats;
+    r.warmup = warmup;
+    r.mode = mode;
+    if (wall_us_per_launch > 0)
+        r.wall_us_per_launch = wall_us_per_launch;
     if (wall_us_first > 0)
-        o["wall_us_first"] = json_number(wall_us_first);
-    o["checked_launches"] = checked_launches;
-    o["stopped"] = to_string(stopped);
-    o["target_rel_noise"] = json_number(target_rel_noise);
-    o["rel_noise"] = json_number(rel_noise);
-    o["suspect"] = suspect;
-    o["timed_output_valid"] = timed_output_valid;
-    return o;
+        r.wall_us_first = wall_us_first;
+    r.checked_launches = checked_launches;
+    r.stopped = stopped;
+    r.target_rel_noise = target_rel_noise;
+    r.rel_noise = rel_noise;
+    r.suspect = suspect;
+    r.timed_output_valid = timed_output_valid;
+    return r;
 }
 
 // ---- timer --------------------------------------------------------------------------------------

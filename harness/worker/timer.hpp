@@ -45,6 +45,8 @@
 
 #include "harness/core/defaults.hpp"
 #include "harness/cuda/handles.hpp"
+#include "harness/protocol/evaluation_result.hpp"
+#include "harness/protocol/timing_options.hpp"
 #include "harness/timing/timing_stats.hpp"
 #include "harness/worker/case_store.hpp"
 #include "harness/worker/launch_hygiene.hpp"
@@ -64,35 +66,9 @@
 namespace warpsmith::worker
 {
 
-enum class timing_mode
-{
-    cold,  ///< L2 scrubbed before each measured launch.
-    hot,   ///< Back-to-back launches.
-};
-
-std::string_view to_string(timing_mode m);
-
-struct timing_options
-{
-    int warmup = default_warmup_launches;
-    int iterations = default_timed_launches;  ///< The most measured launches per case.
-    timing_mode mode = timing_mode::cold;
-    /// > 0: stop after a segment once timing::noise_below says so; 0: every launch.
-    double target_rel_noise = default_target_rel_noise;
-    /// Per case: stop after a segment whose median exceeds this (the engine's best x 1.5).
-    std::map<std::string, double> dominated_above_us;
-};
-
-/// Why a case's measured launches stopped where they did.
-enum class timing_stop
-{
-    fixed,      ///< target_rel_noise 0: every launch up to iterations.
-    quiet,      ///< The median's confidence interval reached the target.
-    ceiling,    ///< iterations reached without the target: a noisy kernel, flagged.
-    dominated,  ///< Clearly slower than the best candidate on this case.
-};
-
-std::string_view to_string(timing_stop s);
+using protocol::timing_mode;
+using protocol::timing_options;
+using protocol::timing_stop;
 
 /// Event pairs reused across evaluations (creating events costs more than recording them).
 class event_pool
@@ -162,8 +138,8 @@ struct case_timing
     int l2_scrubs = 0;                   ///< Cold-mode scrubs queued for this case.
     double l2_scrub_ms = 0;              ///< Their device time (l2_scrubber::scrub_ms each).
 
-    /// The protocol's "timing" object.
-    boost::json::object to_json() const;
+    /// The protocol's "timing" of the case.
+    protocol::timing_report to_report() const;
 };
 
 /// Queues one launch of the timed work on the stream. Returns CUDA_SUCCESS or a non-sticky launch

@@ -79,13 +79,6 @@ std::string list_elements(const std::vector<element_mismatch>& list, run_kind ki
     return text;
 }
 
-json::object failure::to_json() const
-{
-    return json::object{{"kind", kind},
-                        {"case", case_name.empty() ? json::value(nullptr) : json::value(case_name)},
-                        {"message", message}};
-}
-
 std::string_view to_string(run_kind k)
 {
     switch (k)
@@ -189,14 +182,20 @@ int digits_for(dtype t)
 
 }  // namespace
 
-json::value element_value::to_json() const
+protocol::element_reading element_value::to_reading() const
 {
     // Integers may legitimately equal the poison pattern, so only floats say "unwritten" here.
     if (is_floating(type) && is_poison())
-        return "unwritten";
+        return std::string("unwritten");
     const decoded d = decode(*this);
     if (d.floating)
-        return json_number(d.f);
+    {
+        if (std::isnan(d.f))
+            return std::string("NaN");
+        if (std::isinf(d.f))
+            return std::string(d.f > 0 ? "Inf" : "-Inf");
+        return d.f;
+    }
     if (d.is_unsigned)
         return d.u;
     return d.i;
@@ -221,31 +220,25 @@ std::string element_value::to_text() const
     return text;
 }
 
-json::object element_mismatch::to_json() const
+protocol::validation_run run_report::to_protocol() const
 {
-    return json::object{
-        {"buffer", buffer}, {"index", index}, {"got", got.to_json()}, {"expected", expected.to_json()}};
-}
-
-json::object run_report::to_json() const
-{
-    json::array first;
+    protocol::validation_run r;
+    r.inputs = std::string(to_string(kind));
+    r.passed = passed;
+    r.elements = elements;
+    r.mismatches = mismatches;
+    r.unwritten = unwritten;
+    r.nonfinite = nonfinite;
+    r.max_abs_error = max_abs_error;
+    r.max_rel_error = max_rel_error;
     for (const element_mismatch& m : first_mismatches)
     {
-        json::object o = m.to_json();
+        protocol::mismatch_report e{m.buffer, m.index, m.got.to_reading(), m.expected.to_reading()};
         if (!shows_values(kind))
-            o["got"] = o["expected"] = "hidden";
-        first.push_back(std::move(o));
+            e.got = e.expected = std::string("hidden");
+        r.first_mismatches.push_back(std::move(e));
     }
-    return json::object{{"inputs", to_string(kind)},
-                        {"passed", passed},
-                        {"elements", elements},
-                        {"mismatches", mismatches},
-                        {"unwritten", unwritten},
-                        {"nonfinite", nonfinite},
-                        {"max_abs_error", json_number(max_abs_error)},
-                        {"max_rel_error", json_number(max_rel_error)},
-                        {"first_mismatches", std::move(first)}};
+    return r;
 }
 
 // ---- validator ----------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 // a previous run). One copy brings the counters back; only on failure do extra searches find the
 // first mismatching indices and the worst element, so a passing run costs one round trip.
 
+#include "harness/protocol/evaluation_result.hpp"
 #include "harness/worker/case_store.hpp"
 #include "harness/worker/comparator_kernels.hpp"
 #include "harness/worker/gpu_device.hpp"
@@ -42,14 +43,7 @@ inline constexpr const char* fault = "fault";
 inline constexpr const char* hang = "hang";
 }  // namespace failure_kind
 
-struct failure
-{
-    std::string kind;
-    std::string case_name;  ///< Empty when the failure is not about one case (compile_error).
-    std::string message;    ///< One compact paragraph for the model and the user.
-
-    boost::json::object to_json() const;
-};
+using failure = protocol::failure_report;
 
 enum class run_kind
 {
@@ -68,9 +62,9 @@ struct element_value
     std::uint64_t bits = 0;
 
     bool is_poison() const;
-    /// JSON number; "unwritten" for the poison pattern, "NaN" / "Inf" / "-Inf" for non-finite
+    /// The number; "unwritten" for the poison pattern, "NaN" / "Inf" / "-Inf" for non-finite
     /// floats (JSON has no such numbers).
-    boost::json::value to_json() const;
+    protocol::element_reading to_reading() const;
     /// "0.51", "NaN", "unwritten".
     std::string to_text() const;
 };
@@ -81,8 +75,6 @@ struct element_mismatch
     std::uint64_t index = 0;
     element_value got;
     element_value expected;
-
-    boost::json::object to_json() const;
 };
 
 /// The element listing of a failure message: "[17] got 1.5 expected 0.5, [40] got ..." ("second
@@ -109,7 +101,8 @@ struct run_report
     float kernel_ms = 0;            ///< Event time of the launch (validation runs).
     std::optional<failure> fail;
 
-    boost::json::object to_json() const;
+    /// The protocol's entry of "runs" (values of hidden runs written as "hidden").
+    protocol::validation_run to_protocol() const;
 };
 
 /// Where the outputs to check are, and what they are compared against.

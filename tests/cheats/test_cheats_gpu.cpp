@@ -108,30 +108,25 @@ struct cheat_fixture : io_fixture
 
 std::string outcome_of(const gpu_evaluation& e)
 {
-    const json::object& r = e.result.as_object();
-    if (r.at("status").as_string() == "valid")
-        return "valid";
-    return std::string(r.at("failure").at("kind").as_string());
+    return e.result.valid() ? "valid" : e.result.failure_kind();
 }
 
 double score_of(const gpu_evaluation& e)
 {
-    const json::value& s = e.result.at("score_us");
-    return s.is_number() ? s.to_number<double>() : 0.0;
+    return e.result.score_us.value_or(0.0);
 }
 
 std::string message_of(const gpu_evaluation& e)
 {
-    const json::value& f = e.result.at("failure");
-    return f.is_object() ? std::string(f.at("message").as_string()) : std::string();
+    return e.result.failure ? e.result.failure->message : std::string();
 }
 
 /// The number of validation runs per case: the shape of the checks a valid kernel goes through.
 std::vector<std::size_t> runs_per_case(const gpu_evaluation& e)
 {
     std::vector<std::size_t> out;
-    for (const json::value& c : e.result.at("cases").as_array())
-        out.push_back(c.at("validation").at("runs").as_array().size());
+    for (const protocol::case_result& c : e.result.cases)
+        out.push_back(c.validation.runs.size());
     return out;
 }
 
@@ -140,11 +135,16 @@ std::vector<std::size_t> runs_per_case(const gpu_evaluation& e)
 std::vector<double> expected_values(const gpu_evaluation& e)
 {
     std::vector<double> out;
-    for (const json::value& c : e.result.at("cases").as_array())
-        for (const json::value& run : c.at("validation").at("runs").as_array())
-            for (const json::value& m : run.at("first_mismatches").as_array())
-                if (m.at("expected").is_number())
-                    out.push_back(m.at("expected").to_number<double>());
+    for (const protocol::case_result& c : e.result.cases)
+        for (const protocol::validation_run& run : c.validation.runs)
+            for (const protocol::mismatch_report& m : run.first_mismatches)
+                std::visit(
+                    [&](const auto& x)
+                    {
+                        if constexpr (!std::is_same_v<std::decay_t<decltype(x)>, std::string>)
+                            out.push_back(static_cast<double>(x));
+                    },
+                    m.expected);
     return out;
 }
 
@@ -170,8 +170,7 @@ void check_control(const cheat_entry& control,
                "control " << control.name << " after " << after
                           << ": not the same validation runs as before the cheats");
     if (outcome == "valid")
-        BOOST_TEST(e.result.at("score_us").to_number<double>() > 0,
-                   "control " << control.name << " after " << after);
+        BOOST_TEST(e.result.score_us.value_or(0) > 0, "control " << control.name << " after " << after);
 }
 
 }  // namespace
@@ -201,7 +200,7 @@ BOOST_AUTO_TEST_CASE(every_cheat_is_rejected_and_the_control_stays_valid_after_i
             gpu_evaluation first = co_await gpu.evaluate(std::move(first_req));
             BOOST_REQUIRE_MESSAGE(
                 outcome_of(first) == "valid",
-                control->name + " is not valid before any cheat: " + json::serialize(first.result));
+                control->name + " is not valid before any cheat: " + json::serialize(first.result.to_json()));
             const std::vector<std::size_t> shape = runs_per_case(first);
 
             for (const cheat_entry& e : all)
@@ -259,11 +258,10 @@ BOOST_AUTO_TEST_CASE(every_cheat_is_rejected_and_the_control_stays_valid_after_i
                 if (outcome != "valid")
                 {
                     BOOST_TEST(message.size() >= 20u, e.name << ": the message says too little: " << message);
-                    const json::value& c = ev.result.at("failure").at("case");
-                    if (c.is_string())
-                        BOOST_TEST(message.find(std::string(c.as_string())) != std::string::npos,
-                                   e.name << ": the message does not name case " << c.as_string() << ": "
-                                          << message);
+                    const std::string c = ev.result.failure ? ev.result.failure->case_name : std::string();
+                    if (!c.empty())
+                        BOOST_TEST(message.find(c) != std::string::npos,
+                                   e.name << ": the message does not name case " << c << ": " << message);
                     if (auto p = k_phrase.find(outcome); p != k_phrase.end())
                         BOOST_TEST(message.find(p->second) != std::string::npos,
                                    e.name << ": a " << outcome << " message should say '" << p->second

@@ -43,16 +43,16 @@ const cheat_entry& find_entry(const std::vector<cheat_entry>& all, const std::st
 
 std::string outcome_of(const gpu_evaluation& e)
 {
-    if (e.result.at("status").as_string() == "valid")
+    if (e.result.valid())
         return "valid";
-    return std::string(e.result.at("failure").at("kind").as_string());
+    return e.result.failure_kind();
 }
 
 std::vector<std::size_t> runs_per_case(const gpu_evaluation& e)
 {
     std::vector<std::size_t> out;
-    for (const json::value& c : e.result.at("cases").as_array())
-        out.push_back(c.at("validation").at("runs").as_array().size());
+    for (const protocol::case_result& c : e.result.cases)
+        out.push_back(c.validation.runs.size());
     return out;
 }
 
@@ -110,7 +110,7 @@ BOOST_AUTO_TEST_CASE(faults_and_hangs_interleaved_with_valid_candidates)
         const workload w = workload::load(valid.workload);
         co_await gpu.load(w, 99);
         gpu_evaluation first = co_await gpu.evaluate(valid_req);
-        BOOST_REQUIRE_MESSAGE(outcome_of(first) == "valid", json::serialize(first.result));
+        BOOST_REQUIRE_MESSAGE(outcome_of(first) == "valid", json::serialize(first.result.to_json()));
         const std::vector<std::size_t> shape = runs_per_case(first);
         json::object dev_before = co_await gpu.device_info(false);
         free_before = dev_before.at("free_memory_bytes").to_number<std::uint64_t>();
@@ -121,12 +121,14 @@ BOOST_AUTO_TEST_CASE(faults_and_hangs_interleaved_with_valid_candidates)
             const bool hanging = i % 25 == 24;
             const std::string expected = hanging ? "hang" : "fault";
             gpu_evaluation bad = co_await gpu.evaluate(hanging ? hang_req : fault_req);
-            BOOST_TEST(outcome_of(bad) == expected, "cycle " << i << ": " << json::serialize(bad.result));
+            BOOST_TEST(outcome_of(bad) == expected,
+                       "cycle " << i << ": " << json::serialize(bad.result.to_json()));
             BOOST_TEST(bad.worker_restarted, "cycle " << i << ": no restart");
             restart_ms.push_back(bad.restart_ms);
             (hanging ? hangs : faults) += 1;
             gpu_evaluation good = co_await gpu.evaluate(valid_req);
-            BOOST_TEST(outcome_of(good) == "valid", "cycle " << i << ": " << json::serialize(good.result));
+            BOOST_TEST(outcome_of(good) == "valid",
+                       "cycle " << i << ": " << json::serialize(good.result.to_json()));
             BOOST_TEST((runs_per_case(good) == shape),
                        "cycle " << i << ": the valid candidate's checks changed");
             cycle_ms.push_back(ms_between(t0, std::chrono::steady_clock::now()));

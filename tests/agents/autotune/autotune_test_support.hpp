@@ -40,9 +40,9 @@ inline workload vscale_workload()
 }
 
 /// A worker evaluation result: valid with this median on every performance case, or invalid.
-inline boost::json::value fake_result(const workload& w,
-                                      std::optional<double> median_us,
-                                      const std::string& failure_kind = "mismatch")
+inline protocol::evaluation_result fake_result(const workload& w,
+                                               std::optional<double> median_us,
+                                               const std::string& failure_kind = "mismatch")
 {
     boost::json::array cases;
     for (const auto& c : w.cases)
@@ -55,13 +55,13 @@ inline boost::json::value fake_result(const workload& w,
         cases.push_back(std::move(co));
     }
     if (median_us)
-        return boost::json::object{
-            {"status", "valid"}, {"failure", nullptr}, {"cases", cases}, {"score_us", *median_us}};
-    return boost::json::object{
+        return protocol::evaluation_result::from_json(boost::json::object{
+            {"status", "valid"}, {"failure", nullptr}, {"cases", cases}, {"score_us", *median_us}});
+    return protocol::evaluation_result::from_json(boost::json::object{
         {"status", "invalid"},
         {"failure", boost::json::object{{"kind", failure_kind}, {"case", "odd"}, {"message", "x"}}},
         {"cases", cases},
-        {"score_us", nullptr}};
+        {"score_us", nullptr}});
 }
 
 /// The -D defines of a compile request.

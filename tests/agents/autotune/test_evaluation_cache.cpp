@@ -111,7 +111,7 @@ BOOST_AUTO_TEST_CASE(round_trip_through_the_file)
     BOOST_TEST(a->case_median_us.at("big") == 12.5);
     BOOST_TEST(a->point.at("THREADS").as_int64() == 256);
     BOOST_TEST(a->candidate == "c0001");
-    BOOST_TEST(a->result.at("status").as_string() == "valid");
+    BOOST_TEST(a->result.valid());
     const auto b = cache.lookup(cache.key(point_candidate(w, 512, 1, 16)));
     BOOST_TEST_REQUIRE(b.has_value());
     BOOST_TEST(!b->valid);
@@ -188,7 +188,8 @@ BOOST_AUTO_TEST_CASE(concurrent_appends_from_processes_never_tear)
                     c.defines["ITEMS"] = p * 1000 + i;  // a distinct key per entry
                     // Large results make torn writes likely if appends were not atomic.
                     auto result = test::fake_result(w, 1.0 + i);
-                    result.as_object()["padding"] = std::string(20000, static_cast<char>('a' + p));
+                    result.environment = protocol::environment_info{};
+                    result.environment->gpu = std::string(20000, static_cast<char>('a' + p));
                     cache.store(make_cache_entry(cache.key(c), c, result, "c", "run"));
                 }
             }
@@ -219,7 +220,7 @@ BOOST_AUTO_TEST_CASE(only_deterministic_outcomes_are_cacheable)
     BOOST_TEST(cacheable_result(test::fake_result(w, std::nullopt, "fault")));
     BOOST_TEST(!cacheable_result(test::fake_result(w, std::nullopt, "worker_crash")));
     BOOST_TEST(!cacheable_result(test::fake_result(w, std::nullopt, "timing_inconsistent")));
-    BOOST_TEST(!cacheable_result(boost::json::value(nullptr)));
+    BOOST_TEST(!cacheable_result(protocol::evaluation_result{}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

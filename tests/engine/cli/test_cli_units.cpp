@@ -60,7 +60,7 @@ BOOST_AUTO_TEST_SUITE_END()
 namespace
 {
 
-json::value result_with(std::vector<std::pair<std::string, double>> perf, bool valid = true)
+protocol::evaluation_result result_with(std::vector<std::pair<std::string, double>> perf, bool valid = true)
 {
     json::array cases;
     cases.emplace_back(json::object{{"name", "small"},
@@ -83,7 +83,7 @@ json::value result_with(std::vector<std::pair<std::string, double>> perf, bool v
                          : json::value(json::object{
                                {"kind", "mismatch"}, {"case", "small"}, {"message", "3 of 10 differ"}});
     r["score_us"] = valid ? json::value(20.0) : json::value(nullptr);
-    return r;
+    return protocol::evaluation_result::from_json(r);
 }
 
 }  // namespace
@@ -143,7 +143,7 @@ BOOST_AUTO_TEST_CASE(round_trips_through_json_and_a_file)
     r.hidden_seed = 18446744073709551557ull;  // above INT64_MAX: must survive as unsigned
     r.timing.warmup = 3;
     r.timing.iterations = 7;
-    r.timing.mode = "hot";
+    r.timing.mode = timing_mode::hot;
     r.cand = candidate::from_kernel(*r.w.initial);
     r.cand.defines["UNROLL"] = 4;
     r.cand.options = {"--use_fast_math"};
@@ -157,7 +157,7 @@ BOOST_AUTO_TEST_CASE(round_trips_through_json_and_a_file)
     BOOST_TEST(back.hidden_seed == 18446744073709551557ull);
     BOOST_TEST(back.timing.warmup == 3);
     BOOST_TEST(back.timing.iterations == 7);
-    BOOST_TEST(back.timing.mode == "hot");
+    BOOST_TEST((back.timing.mode == timing_mode::hot));
     BOOST_TEST(back.tool_version == WARPSMITH_VERSION);
     BOOST_TEST(back.cand.source == r.cand.source);
     BOOST_TEST(back.cand.entry == "vadd");
@@ -305,7 +305,7 @@ BOOST_AUTO_TEST_CASE(timing_flags_default_to_adaptive_and_reach_the_request)
     BOOST_TEST(d.target_rel_noise == default_target_rel_noise);
     BOOST_TEST(d.iterations == default_timed_launches);
     BOOST_TEST(d.warmup == default_warmup_launches);
-    BOOST_TEST(d.mode == "cold");
+    BOOST_TEST((d.mode == timing_mode::cold));
     BOOST_TEST(d.to_json().at("target_rel_noise").to_number<double>() == default_target_rel_noise);
     BOOST_TEST(!d.to_json().contains("dominated_above_us"));
 
@@ -313,7 +313,7 @@ BOOST_AUTO_TEST_CASE(timing_flags_default_to_adaptive_and_reach_the_request)
     BOOST_TEST(f.target_rel_noise == 0.0);
     BOOST_TEST(f.iterations == 300);
     BOOST_TEST(f.warmup == 3);
-    BOOST_TEST(f.mode == "hot");
+    BOOST_TEST((f.mode == timing_mode::hot));
     BOOST_CHECK_THROW(parse("--target-noise -0.1"), CLI::ParseError);
     BOOST_CHECK_THROW(parse("--timing lukewarm"), CLI::ParseError);
 

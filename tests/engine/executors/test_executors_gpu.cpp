@@ -73,12 +73,12 @@ asio::awaitable<evaluate_request> compiled(compile_pool& pool,
 
 std::string status_of(const gpu_evaluation& e)
 {
-    return std::string(e.result.at("status").as_string());
+    return std::string(e.result.valid() ? "valid" : "invalid");
 }
 
 std::string kind_of(const gpu_evaluation& e)
 {
-    return std::string(e.result.at("failure").at("kind").as_string());
+    return e.result.failure_kind();
 }
 
 }  // namespace
@@ -98,24 +98,24 @@ BOOST_AUTO_TEST_CASE(evaluate_time_and_restart_after_a_fault)
 
         auto ref_req = co_await compiled(pool, "reference", kernel("reference.cu"), arch);
         auto ref = co_await gpu.evaluate(std::move(ref_req));
-        BOOST_TEST(status_of(ref) == "valid", json::serialize(ref.result));
-        BOOST_TEST(ref.result.at("score_us").to_number<double>() > 0);
+        BOOST_TEST(status_of(ref) == "valid", json::serialize(ref.result.to_json()));
+        BOOST_TEST(ref.result.score_us.value_or(0) > 0);
 
         auto vec4_req = co_await compiled(pool, "vec4", kernel("vec4.cu", true), arch);
         auto vec4 = co_await gpu.evaluate(std::move(vec4_req));
-        BOOST_TEST(status_of(vec4) == "valid", json::serialize(vec4.result));
+        BOOST_TEST(status_of(vec4) == "valid", json::serialize(vec4.result.to_json()));
 
         auto fault_req = co_await compiled(pool, "fault", kernel("fault.cu"), arch);
         auto fault = co_await gpu.evaluate(std::move(fault_req));
         BOOST_TEST(status_of(fault) == "invalid");
-        BOOST_TEST(kind_of(fault) == "fault", json::serialize(fault.result));
+        BOOST_TEST(kind_of(fault) == "fault", json::serialize(fault.result.to_json()));
         BOOST_TEST(fault.worker_restarted);
         BOOST_TEST(fault.restart_reason == "fault");
 
         // The restarted worker has the workload again: the next candidate evaluates normally.
         auto after_req = co_await compiled(pool, "reference2", kernel("reference.cu"), arch);
         auto after = co_await gpu.evaluate(std::move(after_req));
-        BOOST_TEST(status_of(after) == "valid", json::serialize(after.result));
+        BOOST_TEST(status_of(after) == "valid", json::serialize(after.result.to_json()));
         BOOST_TEST(gpu.restarts() == 1);
 
         std::vector<std::pair<std::string, evaluate_request>> entries;
@@ -151,11 +151,11 @@ BOOST_AUTO_TEST_CASE(restart_after_a_hang)
         auto hang_req = co_await compiled(pool, "hang", kernel("hang.cu"), arch);
         auto hang = co_await gpu.evaluate(std::move(hang_req));
         BOOST_TEST(status_of(hang) == "invalid");
-        BOOST_TEST(kind_of(hang) == "hang", json::serialize(hang.result));
+        BOOST_TEST(kind_of(hang) == "hang", json::serialize(hang.result.to_json()));
         BOOST_TEST(hang.worker_restarted);
         auto after_req = co_await compiled(pool, "reference", kernel("reference.cu"), arch);
         auto after = co_await gpu.evaluate(std::move(after_req));
-        BOOST_TEST(status_of(after) == "valid", json::serialize(after.result));
+        BOOST_TEST(status_of(after) == "valid", json::serialize(after.result.to_json()));
         co_await pool.stop();
         co_await gpu.stop();
     };

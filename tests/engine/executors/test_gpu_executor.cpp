@@ -52,12 +52,9 @@ struct executor_fixture : io_fixture
 
     std::string status(const gpu_evaluation& e) const
     {
-        return std::string(e.result.at("status").as_string());
+        return std::string(e.result.valid() ? "valid" : "invalid");
     }
-    std::string failure_kind(const gpu_evaluation& e) const
-    {
-        return std::string(e.result.at("failure").at("kind").as_string());
-    }
+    std::string failure_kind(const gpu_evaluation& e) const { return e.result.failure_kind(); }
 };
 
 }  // namespace
@@ -77,8 +74,7 @@ BOOST_AUTO_TEST_CASE(evaluates_a_candidate)
 
             auto e = co_await gpu.evaluate(request_for(w, "c0001", "FAKE: median_us=120"));
             BOOST_TEST(status(e) == "valid");
-            BOOST_TEST(e.result.at("score_us").to_number<double>() == 120.0,
-                       boost::test_tools::tolerance(1e-9));
+            BOOST_TEST(e.result.score_us.value_or(0) == 120.0, boost::test_tools::tolerance(1e-9));
             BOOST_TEST(!e.worker_restarted);
             BOOST_TEST(e.busy_ms >= 20.0);  // the fake sleeps 20 ms before answering
             BOOST_TEST(e.device == 0);
@@ -140,8 +136,7 @@ BOOST_AUTO_TEST_CASE(restarts_after_fault_hang_and_crash)
             // The next candidate runs normally on the new worker.
             BOOST_TEST(status(good) == "valid");
             BOOST_TEST(!good.worker_restarted);
-            BOOST_TEST(good.result.at("score_us").to_number<double>() == 10.0 + i,
-                       boost::test_tools::tolerance(1e-9));
+            BOOST_TEST(good.result.score_us.value_or(0) == 10.0 + i, boost::test_tools::tolerance(1e-9));
         }
         BOOST_TEST(gpu.restarts() == 4);
     }
@@ -295,7 +290,7 @@ BOOST_AUTO_TEST_CASE(refusals_and_missing_devices)
         auto e = run_coro(ioc, body());
         BOOST_TEST(status(e) == "invalid");
         BOOST_TEST(failure_kind(e) == "worker_error");
-        BOOST_TEST(std::string(e.result.at("failure").at("message").as_string()).find("no_workload") == 0u);
+        BOOST_TEST(e.result.failure->message.find("no_workload") == 0u);
     }
     drain();
 }

@@ -83,8 +83,7 @@ struct cache_fixture
 
 bool is_cache_hit(const gpu_evaluation& ev)
 {
-    const auto* c = ev.result.as_object().if_contains("eval_cache");
-    return c && c->as_object().at("hit").as_bool();
+    return ev.result.eval_cache.has_value();
 }
 
 }  // namespace
@@ -104,11 +103,10 @@ BOOST_AUTO_TEST_CASE(a_miss_is_forwarded_and_stored_and_the_same_candidate_then_
     const auto second = f.evaluate({"median_us=80"});
     BOOST_TEST(f.inner.evaluations() == 1);  // answered from the cache
     BOOST_TEST(is_cache_hit(second));
-    BOOST_TEST(second.result.at("status").as_string() == "valid");
-    BOOST_TEST(second.result.at("score_us").to_number<double>() ==
-               first.result.at("score_us").to_number<double>());
-    BOOST_TEST(second.result.at("eval_cache").at("candidate").as_string() == "c0001");
-    BOOST_TEST(second.result.at("eval_cache").at("run").as_string() == "run-001");
+    BOOST_TEST(second.result.valid());
+    BOOST_TEST(second.result.score_us.value_or(0) == first.result.score_us.value_or(0));
+    BOOST_TEST(second.result.eval_cache->candidate == "c0001");
+    BOOST_TEST(second.result.eval_cache->run == "run-001");
     BOOST_TEST(f.stat("hits") == 1);
 
     // Another candidate is another key.
@@ -128,7 +126,7 @@ BOOST_AUTO_TEST_CASE(stored_results_outlive_the_backend_that_measured_them)
     const auto again = f.evaluate({"median_us=80"});
     BOOST_TEST(f.inner.evaluations() == 1);
     BOOST_TEST(is_cache_hit(again));
-    BOOST_TEST(again.result.at("eval_cache").at("run").as_string() == "run-001");
+    BOOST_TEST(again.result.eval_cache->run == "run-001");
 }
 
 BOOST_AUTO_TEST_CASE(deterministic_failures_are_stored)
@@ -139,7 +137,7 @@ BOOST_AUTO_TEST_CASE(deterministic_failures_are_stored)
     const auto again = f.evaluate({"invalid=output_mismatch"});
     BOOST_TEST(f.inner.evaluations() == 1);
     BOOST_TEST(is_cache_hit(again));
-    BOOST_TEST(again.result.at("failure").at("kind").as_string() == "output_mismatch");
+    BOOST_TEST(again.result.failure_kind() == "output_mismatch");
 }
 
 BOOST_AUTO_TEST_CASE(results_that_describe_the_machine_are_not_stored)

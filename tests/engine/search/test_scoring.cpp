@@ -20,14 +20,16 @@ json::object timing(double median)
     return json::object{{"median_us", median}, {"mean_us", median}};
 }
 
-json::value result(std::initializer_list<std::pair<const char*, double>> perf, bool with_correctness = true)
+protocol::evaluation_result result(std::initializer_list<std::pair<const char*, double>> perf,
+                                   bool with_correctness = true)
 {
     json::array cases;
     if (with_correctness)
         cases.push_back(json::object{{"name", "odd"}, {"role", "correctness"}, {"timing", nullptr}});
     for (const auto& [name, m] : perf)
         cases.push_back(json::object{{"name", name}, {"role", "performance"}, {"timing", timing(m)}});
-    return json::object{{"status", "valid"}, {"cases", std::move(cases)}};
+    return protocol::evaluation_result::from_json(
+        json::object{{"status", "valid"}, {"cases", std::move(cases)}});
 }
 
 evaluated_candidate cand(std::string id, bool valid, double speedup, double score)
@@ -46,7 +48,7 @@ BOOST_AUTO_TEST_SUITE(scoring_suite)
 
 BOOST_AUTO_TEST_CASE(score_is_the_geometric_mean_of_performance_medians)
 {
-    const auto m = performance_medians(result({{"a", 100}, {"b", 400}}));
+    const auto m = result({{"a", 100}, {"b", 400}}).performance_medians();
     BOOST_TEST(m.size() == 2u);  // the correctness case is not scored
     BOOST_TEST(*score_of(m) == 200.0, tt::tolerance(1e-12));
     BOOST_TEST(!score_of({}).has_value());

@@ -110,7 +110,7 @@ BOOST_AUTO_TEST_CASE(malformed_requests_are_bad_requests_and_unknown_kinds_no_ba
                 R"({"id": 1, "op": "baseline", "kind": "cublas_sgemm", "timing": {"iterations": 0}})"));
         });
     BOOST_TEST(e.first == "bad_request");
-    BOOST_TEST(e.second.find("'iterations'") != std::string::npos, e.second);
+    BOOST_TEST(e.second.find("'timing.iterations'") != std::string::npos, e.second);
     e = request_error_of(
         [] {
             parse_baseline_request(
