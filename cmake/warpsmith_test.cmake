@@ -1,10 +1,13 @@
-# warpsmith_add_test(NAME <name> SOURCES <files...> LIBS <targets...> [GPU] [TIMEOUT <s>])
+# warpsmith_add_test(NAME <name> SOURCES <files...> LIBS <targets...> [GPU] [TIMEOUT <s>]
+#                    [LABEL <label> SKIPPABLE])
 #
 # Every test is a Boost.Test executable run through ctest. A test marked GPU carries the ctest
 # label "gpu" and links tests/support/gpu_test_main.cpp, which exits with code 77 when no CUDA
-# device is usable; ctest then reports the test as skipped, never as passed.
+# device is usable; ctest then reports the test as skipped, never as passed. LABEL replaces the
+# label "cpu" of the other tests (e.g. "scaleout": tests that start daemons); SKIPPABLE makes exit
+# code 77 a skip for a test that checks its own prerequisites.
 function(warpsmith_add_test)
-    cmake_parse_arguments(T "GPU" "NAME;TIMEOUT" "SOURCES;LIBS" ${ARGN})
+    cmake_parse_arguments(T "GPU;SKIPPABLE" "NAME;TIMEOUT;LABEL" "SOURCES;LIBS" ${ARGN})
     add_executable(${T_NAME} ${T_SOURCES})
     target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} warpsmith_test_support warpsmith_options)
     if(T_GPU)
@@ -22,7 +25,12 @@ function(warpsmith_add_test)
         ENVIRONMENT "WARPSMITH_BIN_DIR=${PROJECT_BINARY_DIR}/bin")
     if(T_GPU)
         set_tests_properties(${T_NAME} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+    elseif(T_LABEL)
+        set_tests_properties(${T_NAME} PROPERTIES LABELS ${T_LABEL})
     else()
         set_tests_properties(${T_NAME} PROPERTIES LABELS cpu)
+    endif()
+    if(T_SKIPPABLE)
+        set_tests_properties(${T_NAME} PROPERTIES SKIP_RETURN_CODE 77)
     endif()
 endfunction()

@@ -95,6 +95,15 @@ json::object load_workload_message(const json::value& workload,
 namespace
 {
 
+/// One evaluate request sent to a worker: its response, or why none came.
+struct evaluate_attempt
+{
+    std::optional<json::object> response;
+    std::string died_kind;     ///< "hang" or "worker_crash" when no response came.
+    std::string died_message;  ///< One line for the synthesized result and the log.
+    bool exited = false;       ///< The worker exited (or its launcher did) without answering.
+};
+
 }  // namespace
 
 struct gpu_executor::impl
@@ -234,6 +243,55 @@ struct gpu_executor::impl
         co_return ms_since(t0);
     }
 
+    /// One evaluate request on the current worker. Busy time adds to busy_ms. When the worker does
+    /// not answer, the outcome says why (it is not restarted here).
+    asio::awaitable<evaluate_attempt> evaluate_once(const evaluate_request& req, int attempt, double& busy_ms)
+    {
+        evaluate_attempt a;
+        json::object msg = evaluate_message(req);
+        double elapsed_ms = 0;
+        try
+        {
+            a.response = co_await timed_request(std::move(msg), opts.request_deadline, elapsed_ms);
+        }
+        catch (const std::system_error& e)
+        {
+            auto code = worker_errc(e);
+            if (!code)
+                throw;
+            if (*code == errc::worker_timeout)
+            {
+                a.died_kind = "hang";
+                a.died_message = "no answer within " + std::to_string(opts.request_deadline.count()) +
+                                 " ms (the worker was killed; a kernel that never finishes?)";
+            }
+            else if (*code == errc::worker_protocol)
+            {
+                a.died_kind = "worker_crash";
+                a.died_message = std::string("the worker broke the protocol while evaluating ") + req.name +
+                                 ": " + e.what();
+            }
+            else
+            {
+                a.died_kind = "worker_crash";
+                a.exited = true;
+                a.died_message = std::string(attempt > 1 ? "the restarted worker died too while evaluating "
+                                                         : "the worker died while evaluating ") +
+                                 req.name + " (" + worker->exit_description() + ")";
+                std::string tail = worker->stderr_tail();
+                if (!tail.empty())
+                {
+                    // The last line the worker wrote usually names the cause (an abort message).
+                    tail.pop_back();
+                    auto nl = tail.rfind('\n');
+                    a.died_message += ": " + tail.substr(nl == std::string::npos ? 0 : nl + 1);
+                }
+            }
+        }
+        busy_ms += elapsed_ms;
+        co_return a;
+    }
+
     /// A worker that died while idle is replaced before the next request, blamed on nobody.
     asio::awaitable<void> ensure_worker()
     {
@@ -289,57 +347,38 @@ asio::awaitable<gpu_evaluation> gpu_executor::evaluate(evaluate_request req)
     auto& d = *impl_;
     gpu_evaluation out;
     out.device = d.device;
-    json::object msg = evaluate_message(req);
 
     auto t_queue = steady::now();
     auto permit = co_await d.enter();
     out.queued_ms = ms_since(t_queue);
     co_await d.ensure_worker();
 
+    // A worker that exits without answering may have lost its way to the GPU rather than met a bad
+    // kernel: an ssh connection dropped, a Slurm step cancelled or preempted (docs/executors.md,
+    // "Scale-out"). So the candidate goes once more to the restarted worker, and only a second death
+    // is held against it, as the compile pool does with compiles. A hang is not retried (it already
+    // cost a whole deadline), nor is a broken protocol (the stream, not the transport, went wrong).
     json::object resp;
-    std::string died_kind, died_message;
-    try
+    for (int attempt = 1;; ++attempt)
     {
-        resp = co_await d.timed_request(std::move(msg), d.opts.request_deadline, out.busy_ms);
-    }
-    catch (const std::system_error& e)
-    {
-        auto code = worker_errc(e);
-        if (!code)
-            throw;
-        if (*code == errc::worker_timeout)
+        evaluate_attempt a = co_await d.evaluate_once(req, attempt, out.busy_ms);
+        if (a.response)
         {
-            died_kind = "hang";
-            died_message = "no answer within " + std::to_string(d.opts.request_deadline.count()) +
-                           " ms (the worker was killed; a kernel that never finishes?)";
+            resp = std::move(*a.response);
+            break;
         }
-        else
-        {
-            died_kind = "worker_crash";
-            died_message =
-                "the worker died while evaluating " + req.name + " (" + d.worker->exit_description() + ")";
-            std::string tail = d.worker->stderr_tail();
-            if (!tail.empty())
-            {
-                // The last line the worker wrote usually names the cause (an abort message).
-                tail.pop_back();
-                auto nl = tail.rfind('\n');
-                died_message += ": " + tail.substr(nl == std::string::npos ? 0 : nl + 1);
-            }
-            if (*code == errc::worker_protocol)
-                died_message = std::string("the worker broke the protocol while evaluating ") + req.name +
-                               ": " + e.what();
-        }
-    }
-
-    if (!died_kind.empty())
-    {
-        log(log_level::warn, d.label + ": " + req.name + ": " + died_message);
-        out.result = protocol::evaluation_result::invalid(died_kind, died_message, out.busy_ms);
+        const bool retry = a.exited && attempt == 1;
+        log(log_level::warn,
+            d.label + ": " + req.name + ": " + a.died_message +
+                (retry ? "; evaluating it again on a new worker" : ""));
         out.worker_restarted = true;
-        out.restart_reason = died_kind;
-        out.restart_ms = co_await d.restart(died_kind);
-        co_return out;
+        out.restart_reason = a.died_kind;
+        out.restart_ms += co_await d.restart(a.died_kind);
+        if (!retry)
+        {
+            out.result = protocol::evaluation_result::invalid(a.died_kind, a.died_message, out.busy_ms);
+            co_return out;
+        }
     }
 
     if (!resp.at("ok").as_bool())
@@ -373,7 +412,7 @@ asio::awaitable<gpu_evaluation> gpu_executor::evaluate(evaluate_request req)
         std::string kind = out.result.failure ? out.result.failure->kind : "fault";
         out.worker_restarted = true;
         out.restart_reason = kind;
-        out.restart_ms = co_await d.restart(kind);
+        out.restart_ms += co_await d.restart(kind);
     }
     co_return out;
 }

@@ -118,7 +118,9 @@ public:
     /// fails throws user_error with the worker's message.
     boost::asio::awaitable<boost::json::object> load(const workload& w, std::uint64_t hidden_seed);
     /// Validates and times one candidate; a fault, hang or crash becomes an invalid result (never an
-    /// exception) and the worker is restarted and reloaded before this returns. A request the
+    /// exception) and the worker is restarted and reloaded before this returns. A worker that exits
+    /// without answering (a dropped ssh connection, a cancelled Slurm step) is restarted and given
+    /// the candidate once more; only a second death makes it invalid (worker_crash). A request the
     /// worker refuses (ok: false) is an invalid result with failure.kind "worker_error". Throws
     /// std::system_error(errc::cancelled) when stop() was called while it waited, user_error when
     /// a restart cannot start or reload a worker. Completes on the io_context; requests are served

@@ -16,7 +16,8 @@
 // steady_ns is CLOCK_MONOTONIC, comparable across processes): start (name = mode), hello, load
 // (name = hidden_seed),
 // evaluate_begin/evaluate_end (name = request name), compile_begin/compile_end (name = request
-// name), device_info, interleaved, baseline (name = "name/math"), shutdown, crash, fault, hang,
+// name), waiting (name = request name; FAKE: wait_for), device_info, interleaved, baseline
+// (name = "name/math"), shutdown, crash, fault, hang,
 // profiled_launch (name = "request/case", for an evaluate carrying "profile_case").
 //
 // Markers: any "FAKE: key" or "FAKE: key=value" in a candidate's source (GPU mode reads them from
@@ -32,6 +33,9 @@
 //   FAKE: launch_hang          answer invalid/hang with "worker_restart": true, then exit 3
 //   FAKE: hang                 never answer (sleep forever): the engine's deadline must fire
 //   FAKE: crash[=N]            exit with code N (default 86) without answering
+//   FAKE: crash_once=PATH      exit 86 without answering unless PATH exists; create PATH first (so
+//                              the executor's second attempt on a new worker succeeds)
+//   FAKE: wait_for=PATH        log "waiting <name>", then hold the evaluation until PATH exists
 //   FAKE: malformed            answer with a line that is not JSON
 //   FAKE: exit_after_response  answer normally, then exit 0
 //   FAKE: stderr=WORD          write "fake_worker: WORD" to stderr while handling the request
@@ -192,6 +196,26 @@ int marker_int(const std::map<std::string, std::string>& m, const std::string& k
     ::_exit(code);
 }
 
+/// Exits 86 unless `path` exists, creating it first: the first attempt dies, a retry succeeds.
+void crash_unless_exists(const std::string& path)
+{
+    if (::access(path.c_str(), F_OK) == 0)
+        return;
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT, 0644);
+    if (fd >= 0)
+        ::close(fd);
+    crash(86);
+}
+
+/// Holds an evaluation until `path` exists, so that a test acts while it is surely in progress
+/// (kills the worker's ssh connection or cancels its Slurm step) and then lets it finish.
+void wait_for_file(const std::string& path, const std::string& name)
+{
+    log_event("waiting", name);
+    while (::access(path.c_str(), F_OK) != 0)
+        sleep_ms(5);
+}
+
 void common_markers(const std::map<std::string, std::string>& m)
 {
     if (auto it = m.find("stderr"); it != m.end())
@@ -340,15 +364,7 @@ void handle_compile(const json::object& req)
     if (m.count("compile_crash"))
         crash(86);
     if (auto it = m.find("compile_crash_once"); it != m.end())
-    {
-        if (::access(it->second.c_str(), F_OK) != 0)
-        {
-            int fd = ::open(it->second.c_str(), O_WRONLY | O_CREAT, 0644);
-            if (fd >= 0)
-                ::close(fd);
-            crash(86);
-        }
-    }
+        crash_unless_exists(it->second);
     common_markers(m);
     sleep_ms(marker_int(m, "compile_ms", g_cfg.compile_ms));
     auto resp = ok(id);
@@ -404,6 +420,10 @@ void handle_evaluate(const json::object& req)
     auto m = markers(text);
     log_event("evaluate_begin", name);
     common_markers(m);
+    if (auto it = m.find("crash_once"); it != m.end())
+        crash_unless_exists(it->second);
+    if (auto it = m.find("wait_for"); it != m.end())
+        wait_for_file(it->second, name);
     sleep_ms(marker_int(m, "evaluate_ms", g_cfg.evaluate_ms));
 
     json::object timing;

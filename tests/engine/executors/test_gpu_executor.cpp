@@ -124,6 +124,12 @@ BOOST_AUTO_TEST_CASE(restarts_after_fault_hang_and_crash)
         run_coro(ioc, body());
         BOOST_REQUIRE(results.size() == 8u);
         const char* kinds[] = {"fault", "hang", "worker_crash", "hang"};
+        // A worker that dies without answering is given the candidate once more; the fake's crash
+        // marker kills the second worker too, and only then is the candidate blamed.
+        BOOST_TEST(
+            results[4].result.at("failure").at("message").as_string().find(
+                "the restarted worker died too while evaluating c4 (exit code 86)") != std::string::npos,
+            results[4].result);
         for (int i = 0; i < 4; ++i)
         {
             const auto& bad = results[2 * i];
@@ -138,25 +144,81 @@ BOOST_AUTO_TEST_CASE(restarts_after_fault_hang_and_crash)
             BOOST_TEST(!good.worker_restarted);
             BOOST_TEST(good.result.score_us.value_or(0) == 10.0 + i, boost::test_tools::tolerance(1e-9));
         }
-        BOOST_TEST(gpu.restarts() == 4);
+        BOOST_TEST(gpu.restarts() == 5);
     }
     drain();
 
-    // Five workers in all, each greeted and loaded once, always with the same hidden seed.
+    // Six workers in all (the crash took two), each greeted and loaded once, always with the same
+    // hidden seed.
     auto events = read_fake_log(log);
     auto hellos = events_named(events, "hello");
     auto loads = events_named(events, "load");
-    BOOST_TEST(hellos.size() == 5u);
-    BOOST_TEST(loads.size() == 5u);
+    BOOST_TEST(hellos.size() == 6u);
+    BOOST_TEST(loads.size() == 6u);
     for (const auto& l : loads)
         BOOST_TEST(l.name == "987654321");
     std::set<int> pids;
     for (const auto& h : hellos)
         pids.insert(h.pid);
-    BOOST_TEST(pids.size() == 5u);
+    BOOST_TEST(pids.size() == 6u);
     // Every load follows its own worker's hello.
     for (std::size_t i = 0; i < loads.size(); ++i)
         BOOST_TEST(loads[i].pid == hellos[i].pid);
+}
+
+BOOST_AUTO_TEST_CASE(a_worker_lost_mid_evaluation_is_restarted_and_the_candidate_evaluated_again)
+{
+    // What a dropped ssh connection or a cancelled Slurm step looks like from here: the worker's
+    // launcher exits while a candidate is on it, without an answer. The candidate is not to blame;
+    // it is evaluated on the restarted worker and keeps its real result.
+    const auto marker = tmp.path() / "lost-once";
+    {
+        gpu_executor gpu(ioc, launch({"--evaluate-ms", "5"}), 1, {});
+        std::vector<gpu_evaluation> results;
+        auto body = [&]() -> asio::awaitable<void>
+        {
+            co_await gpu.start();
+            co_await gpu.load(w, 424242);
+            results.push_back(co_await gpu.evaluate(
+                request_for(w, "c1", "FAKE: median_us=70 FAKE: crash_once=" + marker.string())));
+            results.push_back(co_await gpu.evaluate(request_for(w, "c2", "FAKE: median_us=80")));
+            co_await gpu.stop();
+        };
+        run_coro(ioc, body());
+        BOOST_REQUIRE(results.size() == 2u);
+        const auto& lost = results[0];
+        BOOST_TEST(status(lost) == "valid", lost.result);
+        BOOST_TEST(lost.result.at("score_us").to_number<double>() == 70.0,
+                   boost::test_tools::tolerance(1e-9));
+        BOOST_TEST(lost.worker_restarted);
+        BOOST_TEST(lost.restart_reason == "worker_crash");
+        BOOST_TEST(lost.restart_ms > 0);
+        BOOST_TEST(lost.device == 1);
+        BOOST_TEST(lost.busy_ms >= 5.0);  // the second attempt's time on the worker counts
+        BOOST_TEST(status(results[1]) == "valid");
+        BOOST_TEST(!results[1].worker_restarted);
+        BOOST_TEST(gpu.restarts() == 1);
+    }
+    drain();
+
+    // Two workers, the second loaded with the same hidden seed; c1 began on both, ended on the second.
+    auto events = read_fake_log(log);
+    auto hellos = events_named(events, "hello");
+    auto loads = events_named(events, "load");
+    BOOST_REQUIRE(hellos.size() == 2u);
+    BOOST_REQUIRE(loads.size() == 2u);
+    BOOST_TEST(loads[1].name == "424242");
+    BOOST_TEST(loads[1].pid == hellos[1].pid);
+    BOOST_TEST(hellos[0].pid != hellos[1].pid);
+    std::vector<int> began, ended;
+    for (const auto& e : events_named(events, "evaluate_begin"))
+        if (e.name == "c1")
+            began.push_back(e.pid);
+    for (const auto& e : events_named(events, "evaluate_end"))
+        if (e.name == "c1")
+            ended.push_back(e.pid);
+    BOOST_TEST((began == std::vector<int>{hellos[0].pid, hellos[1].pid}));
+    BOOST_TEST((ended == std::vector<int>{hellos[1].pid}));
 }
 
 BOOST_AUTO_TEST_CASE(concurrent_requests_run_in_fifo_order_one_at_a_time)
