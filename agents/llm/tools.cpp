@@ -2,6 +2,7 @@
 
 #include "agents/llm/architecture_notes.hpp"
 #include "harness/compile/compile_options.hpp"
+#include "harness/core/data_directory.hpp"
 #include "harness/core/secret_redaction.hpp"
 
 #include <boost/json.hpp>
@@ -199,9 +200,10 @@ fs::path default_guidance_dir()
     if (const char* d = std::getenv("WARPSMITH_GUIDANCE_DIR"); d && *d)
         return d;
     std::error_code ec;
-    if (fs::is_directory("docs/guidance", ec))
-        return fs::absolute("docs/guidance");
-    return fs::path(WARPSMITH_SOURCE_DIR) / "docs" / "guidance";
+    if (const auto data = data_directory(); data && fs::is_directory(*data / "guidance", ec))
+        return *data / "guidance";
+    // A binary carried away from its tree (scripts/gpu-carry) runs from a source checkout.
+    return fs::absolute("docs/guidance", ec);
 }
 
 std::vector<std::string> guidance_topics(const fs::path& dir)

@@ -60,7 +60,9 @@ std::optional<std::string> guidance_text(const std::filesystem::path& dir, const
 /// compute capability is unknown or outside the notes' range.
 std::optional<std::string> architecture_guidance(const std::filesystem::path& dir,
                                                  const boost::json::object& device);
-/// docs/guidance in the source tree or next to the binary (WARPSMITH_GUIDANCE_DIR overrides).
+/// $WARPSMITH_GUIDANCE_DIR, else guidance/ of the data directory (harness/core/data_directory.hpp:
+/// <prefix>/share/warpsmith installed, links into the source tree in a build), else docs/guidance
+/// under the working directory.
 std::filesystem::path default_guidance_dir();
 
 struct kernel_tools_context

@@ -1,5 +1,7 @@
 #include "engine/cli/cli_app.hpp"
 
+#include "engine/cli/build_info.hpp"
+#include "harness/core/data_directory.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
 
@@ -121,7 +123,8 @@ int cli_main(int argc, char** argv, const std::function<void(CLI::App&)>& add_co
 {
     bind_logging(log_level::warn);
     CLI::App app{"warpsmith: an agentic CUDA kernel optimizer.", "warpsmith"};
-    app.set_version_flag("--version", std::string("warpsmith ") + WARPSMITH_VERSION);
+    app.set_version_flag(
+        "--version", version_text, "Print the version, the source commit, and where the worker and data are");
     app.footer(main_footer);
     app.require_subcommand(1);
     app.fallthrough();
@@ -254,6 +257,24 @@ CLI::Validator number_check(double min, bool strict)
         return std::string(strict ? "must be greater than " : "must be at least ") + buf + ", got " + text;
     };
     return CLI::Validator(check, "", "");
+}
+
+CLI::Validator bundled_workload()
+{
+    auto resolve = [](std::string& text) -> std::string
+    {
+        std::error_code ec;
+        if (text.empty() || text.find('/') != std::string::npos || std::filesystem::exists(text, ec))
+            return {};
+        if (const auto data = data_directory())
+        {
+            const auto bundled = *data / "workloads" / text;
+            if (std::filesystem::is_directory(bundled, ec))
+                text = bundled.string();
+        }
+        return {};
+    };
+    return CLI::Validator(resolve, "", "");
 }
 
 void worker_options::add_to(CLI::App& cmd)

@@ -60,6 +60,11 @@ int run_async(std::function<boost::asio::awaitable<int>(boost::asio::io_context&
 /// x >= min, or x > min when strict.
 CLI::Validator number_check(double min, bool strict);
 
+/// The WORKLOAD argument's transform: a bare name that is no path here ("sgemm") becomes the
+/// bundled workload of that name (workloads/ of data_directory(), e.g.
+/// /usr/share/warpsmith/workloads/sgemm) when there is one; anything else passes unchanged.
+CLI::Validator bundled_workload();
+
 /// How GPU commands start warpsmith-worker (SPEC §1 "Beyond one machine").
 struct worker_options
 {

@@ -279,8 +279,11 @@ void add_eval_command(CLI::App& app)
     auto args = std::make_shared<eval_args>();
     CLI::App* cmd =
         app.add_subcommand("eval", "Validate and time one kernel on a workload, next to its reference");
-    cmd->add_option("WORKLOAD", args->workload_path, "Workload directory (with workload.json) or JSON file")
-        ->required();
+    cmd->add_option("WORKLOAD",
+                    args->workload_path,
+                    "Workload directory (with workload.json), JSON file, or the name of a bundled one")
+        ->required()
+        ->transform(bundled_workload());
     args->kernel.add_to(*cmd, "The kernel to evaluate (CUDA source)");
     cmd->add_option("--device", args->device, "CUDA device index (default 0)")->check(CLI::NonNegativeNumber);
     cmd->add_option("--arch", args->arch, "Compile for this architecture (default: the device's)");

@@ -580,7 +580,10 @@ void add_optimize_command(CLI::App& app)
     CLI::App* cmd = app.add_subcommand("optimize", "Search for the fastest valid kernel of a workload");
     const char* workload_group = "Workload";
     cmd->add_option(
-           "--workload", a->workload, "Workload directory or workload.json (docs/workload-format.md)")
+           "--workload",
+           a->workload,
+           "Workload directory or workload.json (docs/workload-format.md), or the name of a bundled one")
+        ->transform(bundled_workload())
         ->group(workload_group);
     cmd->add_option(
            "--description",

@@ -165,8 +165,11 @@ void add_profile_command(CLI::App& app)
     CLI::App* cmd = app.add_subcommand(
         "profile",
         "Profile one kernel on one case under Nsight Compute (counters, occupancy, stalls, hints)");
-    cmd->add_option("WORKLOAD", args->workload_path, "Workload directory (with workload.json) or JSON file")
-        ->required();
+    cmd->add_option("WORKLOAD",
+                    args->workload_path,
+                    "Workload directory (with workload.json), JSON file, or the name of a bundled one")
+        ->required()
+        ->transform(bundled_workload());
     args->kernel.add_to(*cmd, "The kernel to profile (CUDA source)");
     cmd->add_option("--case", args->case_name, "The case to profile (default: the largest performance case)");
     cmd->add_option("--section",

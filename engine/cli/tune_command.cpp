@@ -456,7 +456,10 @@ void add_tune_command(CLI::App& app)
     auto a = std::make_shared<tune_args>();
     const auto positive = number_check(0, true);
     CLI::App* cmd = app.add_subcommand("tune", "Autotune a workload's tunable kernel without a model");
-    cmd->add_option("workload", a->workload, "Workload directory or workload.json with tunables");
+    cmd->add_option("workload",
+                    a->workload,
+                    "Workload directory or workload.json with tunables, or the name of a bundled one")
+        ->transform(bundled_workload());
 
     const char* search_group = "Search";
     cmd->add_option("--strategy", a->strategy, "grid, random, local, anneal (default) or genetic")

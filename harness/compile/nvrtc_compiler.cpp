@@ -43,11 +43,41 @@ void check(nvrtcResult r, std::string_view call)
         throw_nvrtc(r, call);
 }
 
+// NVRTC dlopens libnvrtc-builtins.so.<major>.<minor> by name at its first compile, so the loader
+// searches only its default places (ld.so.conf, LD_LIBRARY_PATH), never the RUNPATH that found
+// libnvrtc itself. A toolkit the loader is not configured for (a runfile install without ldconfig,
+// a toolkit mounted into a chroot) then fails every compile with NVRTC_ERROR_BUILTIN_OPERATION_FAILURE.
+// Loading the builtins first from beside the loaded libnvrtc lets NVRTC's own dlopen find them
+// already loaded, by their soname. When that file is absent, NVRTC's search is left as it was.
+void load_nvrtc_builtins_beside_nvrtc()
+{
+    static const bool loaded = []
+    {
+        Dl_info info{};
+        int major = 0, minor = 0;
+        if (::dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) == 0 || !info.dli_fname ||
+            nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+            return false;
+        std::error_code ec;
+        const auto nvrtc = std::filesystem::canonical(info.dli_fname, ec);
+        if (ec)
+            return false;
+        const auto builtins = nvrtc.parent_path() /
+                              ("libnvrtc-builtins.so." + std::to_string(major) + "." + std::to_string(minor));
+        const bool ok = ::dlopen(builtins.c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr;
+        if (!ok)
+            log_debug("nvrtc: " + builtins.string() + " not loaded; NVRTC looks for its builtins itself");
+        return ok;
+    }();
+    (void)loaded;
+}
+
 class program
 {
 public:
     program(const std::string& source, const std::string& name)
     {
+        load_nvrtc_builtins_beside_nvrtc();
         check(nvrtcCreateProgram(&handle_, source.c_str(), name.c_str(), 0, nullptr, nullptr),
               "nvrtcCreateProgram");
     }

@@ -253,6 +253,14 @@ BOOST_AUTO_TEST_CASE(tool_definitions)
         BOOST_TEST(guidance_text(test::source_dir() / "docs" / "guidance", t).has_value());
 }
 
+BOOST_AUTO_TEST_CASE(guidance_comes_from_the_data_directory)
+{
+    // The test programs sit in build/tests, beside build/bin, so build/share/warpsmith is their data
+    // directory as it is warpsmith's; its guidance/ links to docs/guidance. An installed warpsmith
+    // finds <prefix>/share/warpsmith/guidance the same way (tests/install).
+    BOOST_TEST(std::filesystem::equivalent(default_guidance_dir(), test::source_dir() / "docs" / "guidance"));
+}
+
 BOOST_AUTO_TEST_CASE(architecture_notes_follow_the_compute_capability)
 {
     const auto dir = test::source_dir() / "docs" / "guidance";

@@ -33,7 +33,21 @@ BOOST_AUTO_TEST_CASE(version_help_and_bad_flags)
     temp_dir cwd;
     auto v = run_warpsmith({"--version"}, cwd.path());
     BOOST_TEST(v.rc == 0);
-    BOOST_TEST(v.out == std::string("warpsmith ") + WARPSMITH_VERSION + "\n");
+    // The version and commit, then the worker and data this binary uses: in the build tree, the
+    // worker beside it and build/share/warpsmith (links into the source tree).
+    const std::string first_line = std::string("warpsmith ") + WARPSMITH_VERSION + " (commit ";
+    BOOST_TEST(v.out.starts_with(first_line), v.out);
+    const auto line_after = [&](const std::string& label)
+    {
+        const auto at = v.out.find("\n" + label);
+        return at == std::string::npos
+                   ? std::string{}
+                   : v.out.substr(at + 1 + label.size(), v.out.find('\n', at + 1) - (at + 1 + label.size()));
+    };
+    const fs::path worker = line_after("worker: ");
+    const fs::path data = line_after("data: ");
+    BOOST_TEST(fs::equivalent(worker, bin_dir() / "warpsmith-worker"), v.out);
+    BOOST_TEST(fs::equivalent(data / "workloads", source_dir() / "bench" / "workloads"), v.out);
 
     for (const char* cmd : {"device-info", "compile", "eval", "run"})
     {
@@ -50,6 +64,22 @@ BOOST_AUTO_TEST_CASE(version_help_and_bad_flags)
     auto no_cmd = run_warpsmith({}, cwd.path());
     BOOST_TEST(no_cmd.rc == 2);
     BOOST_TEST(one_error_line(no_cmd.err), no_cmd.err);
+
+    // A bare name that is no path here is one of the bundled workloads, from any directory.
+    auto bundled = run_warpsmith({"tune",
+                                  "sgemm",
+                                  "--offline",
+                                  "--strategy",
+                                  "random",
+                                  "--budget",
+                                  "2",
+                                  "--target-noise",
+                                  "0",
+                                  "--eval-cache",
+                                  (source_dir() / "bench/workloads/sgemm/h200-eval-cache").string()},
+                                 cwd.path());
+    BOOST_TEST(bundled.rc == 0, bundled.err);
+    BOOST_TEST(bundled.out.find("offline random") != std::string::npos, bundled.out);
 
     auto missing = run_warpsmith({"eval", "no-such-workload", "--kernel", "k.cu"}, cwd.path());
     BOOST_TEST(missing.rc == 2);

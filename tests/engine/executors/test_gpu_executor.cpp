@@ -127,7 +127,7 @@ BOOST_AUTO_TEST_CASE(restarts_after_fault_hang_and_crash)
         // A worker that dies without answering is given the candidate once more; the fake's crash
         // marker kills the second worker too, and only then is the candidate blamed.
         BOOST_TEST(
-            results[4].result.at("failure").at("message").as_string().find(
+            results[4].result.failure->message.find(
                 "the restarted worker died too while evaluating c4 (exit code 86)") != std::string::npos,
             results[4].result);
         for (int i = 0; i < 4; ++i)
@@ -188,7 +188,7 @@ BOOST_AUTO_TEST_CASE(a_worker_lost_mid_evaluation_is_restarted_and_the_candidate
         BOOST_REQUIRE(results.size() == 2u);
         const auto& lost = results[0];
         BOOST_TEST(status(lost) == "valid", lost.result);
-        BOOST_TEST(lost.result.at("score_us").to_number<double>() == 70.0,
+        BOOST_TEST(lost.result.score_us.value_or(0) == 70.0,
                    boost::test_tools::tolerance(1e-9));
         BOOST_TEST(lost.worker_restarted);
         BOOST_TEST(lost.restart_reason == "worker_crash");
