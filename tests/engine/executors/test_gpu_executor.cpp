@@ -129,7 +129,7 @@ BOOST_AUTO_TEST_CASE(restarts_after_fault_hang_and_crash)
         BOOST_TEST(
             results[4].result.failure->message.find(
                 "the restarted worker died too while evaluating c4 (exit code 86)") != std::string::npos,
-            results[4].result);
+            json::serialize(results[4].result.to_json()));
         for (int i = 0; i < 4; ++i)
         {
             const auto& bad = results[2 * i];
@@ -187,7 +187,7 @@ BOOST_AUTO_TEST_CASE(a_worker_lost_mid_evaluation_is_restarted_and_the_candidate
         run_coro(ioc, body());
         BOOST_REQUIRE(results.size() == 2u);
         const auto& lost = results[0];
-        BOOST_TEST(status(lost) == "valid", lost.result);
+        BOOST_TEST(status(lost) == "valid", json::serialize(lost.result.to_json()));
         BOOST_TEST(lost.result.score_us.value_or(0) == 70.0,
                    boost::test_tools::tolerance(1e-9));
         BOOST_TEST(lost.worker_restarted);
