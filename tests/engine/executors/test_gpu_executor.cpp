@@ -188,8 +188,7 @@ BOOST_AUTO_TEST_CASE(a_worker_lost_mid_evaluation_is_restarted_and_the_candidate
         BOOST_REQUIRE(results.size() == 2u);
         const auto& lost = results[0];
         BOOST_TEST(status(lost) == "valid", json::serialize(lost.result.to_json()));
-        BOOST_TEST(lost.result.score_us.value_or(0) == 70.0,
-                   boost::test_tools::tolerance(1e-9));
+        BOOST_TEST(lost.result.score_us.value_or(0) == 70.0, boost::test_tools::tolerance(1e-9));
         BOOST_TEST(lost.worker_restarted);
         BOOST_TEST(lost.restart_reason == "worker_crash");
         BOOST_TEST(lost.restart_ms > 0);
