@@ -28,12 +28,12 @@ void timing_args::add_to(CLI::App& cmd, const std::string& group)
         cmd.add_option("--warmup",
                        warmup,
                        "Warm-up launches per case (default " + std::to_string(default_warmup_launches) + ")")
-            ->check(CLI::Range(0, 100000)),
+            ->check(CLI::Range(0, protocol::max_timing_launches)),
         cmd.add_option(
                "--iterations",
                iterations,
                "The most measured launches per case (default " + std::to_string(default_timed_launches) + ")")
-            ->check(CLI::Range(1, 1000000)),
+            ->check(CLI::Range(1, protocol::max_timing_launches)),
         cmd.add_option("--target-noise",
                        target_noise,
                        "Stop timing a case after a segment of " + std::to_string(timing_segment_launches) +

@@ -29,10 +29,10 @@ namespace warpsmith
 
 struct profiler_options
 {
-    std::optional<std::string> ncu;                   ///< --ncu PATH; default: found (ncu_tool.hpp).
-    std::vector<std::string> sections = {};           ///< Empty: default_ncu_sections().
-    std::chrono::milliseconds timeout{180000};        ///< --profile-timeout-ms, the whole profile.
-    std::chrono::milliseconds launch_timeout{10000};  ///< Per launch, as for evaluations.
+    std::optional<std::string> ncu;             ///< --ncu PATH; default: found (ncu_tool.hpp).
+    std::vector<std::string> sections = {};     ///< Empty: default_ncu_sections().
+    std::chrono::milliseconds timeout{180000};  ///< --profile-timeout-ms, the whole profile.
+    std::chrono::milliseconds launch_timeout{default_launch_timeout_ms};  ///< Per launch, as for evaluations.
 };
 
 /// What to profile. The request is a compiled candidate (cubin) or one the worker compiles.
