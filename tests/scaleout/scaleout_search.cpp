@@ -8,6 +8,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -322,6 +324,18 @@ scaleout_search::~scaleout_search()
         for (const auto& e : read_fake_log(worker_log(device)))
             if (proc::alive(e.pid) && proc::command_line_of(e.pid).find(dir().string()) != std::string::npos)
                 ::kill(e.pid, SIGKILL);
+}
+
+void skip_unless_ready(std::string missing_programs)
+{
+    std::string why = std::move(missing_programs);
+    if (why.empty() && !std::filesystem::exists(bin_dir() / "fake_worker"))
+        why = (bin_dir() / "fake_worker").string() + " is not built";
+    if (why.empty())
+        return;
+    std::printf("skipped: %s\n", why.c_str());
+    std::fflush(stdout);
+    std::_Exit(77);
 }
 
 }  // namespace warpsmith::test

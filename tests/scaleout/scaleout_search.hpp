@@ -93,4 +93,8 @@ private:
     std::string output_;  ///< warpsmith's stdout and stderr.
 };
 
+/// Ends the test program as skipped (exit 77, one line) when missing_programs names what is not
+/// installed or when the fake worker is not built; returns otherwise.
+void skip_unless_ready(std::string missing_programs);
+
 }  // namespace warpsmith::test

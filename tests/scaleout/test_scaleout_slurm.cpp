@@ -24,18 +24,7 @@ namespace
 
 struct require_slurm
 {
-    require_slurm()
-    {
-        std::string why = loopback_slurm::missing_programs();
-        if (why.empty() && !std::filesystem::exists(bin_dir() / "fake_worker"))
-            why = (bin_dir() / "fake_worker").string() + " is not built";
-        if (!why.empty())
-        {
-            std::printf("skipped: %s\n", why.c_str());
-            std::fflush(stdout);
-            std::_Exit(77);
-        }
-    }
+    require_slurm() { skip_unless_ready(loopback_slurm::missing_programs()); }
 };
 
 /// The job step a worker runs in, from the environment slurmstepd gave it ("JOBID.STEPID"); it

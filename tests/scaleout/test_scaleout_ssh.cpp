@@ -22,18 +22,7 @@ namespace
 
 struct require_openssh
 {
-    require_openssh()
-    {
-        std::string why = loopback_sshd::missing_programs();
-        if (why.empty() && !std::filesystem::exists(bin_dir() / "fake_worker"))
-            why = (bin_dir() / "fake_worker").string() + " is not built";
-        if (!why.empty())
-        {
-            std::printf("skipped: %s\n", why.c_str());
-            std::fflush(stdout);
-            std::_Exit(77);
-        }
-    }
+    require_openssh() { skip_unless_ready(loopback_sshd::missing_programs()); }
 };
 
 }  // namespace
