@@ -12,8 +12,8 @@
 #include "engine/cli/baseline_report.hpp"
 #include "engine/cli/cli_app.hpp"
 #include "engine/cli/commands.hpp"
+#include "engine/cli/nsight_args.hpp"
 #include "engine/cli/search_session.hpp"
-#include "engine/profile/ncu_tool.hpp"
 #include "engine/search/workload_inference.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
@@ -58,39 +58,11 @@ struct optimize_args : search_session_args
     double max_cost = 0;
     // Output.
     std::string config;
-    // Nsight Compute (docs/nsight.md).
-    bool use_nsight = false;
-    int profile_budget = -1;
-    std::string ncu;
-    int profile_timeout_ms = 180000;
+    nsight_args nsight;  ///< --use-nsight and its flags (docs/nsight.md).
 
     // Model providers (openai, openai-chat, replay): agents/strategies/llm_setup.hpp.
     llm_options llm;
 };
-
-/// --use-nsight and its flags. Without ncu the run goes on without profiles (one line says why);
-/// a replay answers from the recorded run's profiles and needs no ncu.
-void configure_nsight(nsight_options& n, const optimize_args& a)
-{
-    n.enabled = a.use_nsight;
-    n.budget = a.profile_budget;
-    if (!a.ncu.empty())
-        n.profiler.ncu = a.ncu;
-    n.profiler.timeout = std::chrono::milliseconds(a.profile_timeout_ms);
-    if (!n.enabled)
-        return;
-    if (!a.llm.replay_from.empty())
-    {
-        n.recorded_profiles = std::filesystem::path(a.llm.replay_from) / "profiles";
-        return;
-    }
-    std::vector<std::string> looked;
-    if (!find_ncu(n.profiler.ncu, &looked))
-    {
-        log_warn("--use-nsight: " + ncu_missing_message(looked) + "; the run goes on without profiles");
-        n.enabled = false;
-    }
-}
 
 // ---- --config: a JSON object mirroring the flags; the command line wins ----
 
@@ -438,7 +410,7 @@ optimize_plan prepare(const optimize_args& a)
     if (!any_budget)
         p.search.budgets.iterations = a.max_iterations;  // the documented default
     p.search.max_repairs = a.max_repairs;
-    configure_nsight(p.search.nsight, a);
+    p.search.nsight = a.nsight.options(a.llm.replay_from);
     if (p.provider.name == "autotune")
     {
         // As in tune: an invalid point is just a bad point, the next one comes from the optimizer.
@@ -654,25 +626,11 @@ void add_optimize_command(CLI::App& app)
         ->check(non_negative)
         ->group(budget_group);
 
-    const char* nsight_group = "Nsight Compute (docs/nsight.md)";
-    cmd->add_flag(
-           "--use-nsight",
-           a->use_nsight,
-           "Profile the best candidate each round under Nsight Compute and give the model a profile tool; "
-           "profiles never overlap a timing and never count in a score")
-        ->group(nsight_group);
-    cmd->add_option(
-           "--profile-budget", a->profile_budget, "Profiles in this run (default: two per iteration reached)")
-        ->check(non_negative)
-        ->group(nsight_group);
-    cmd->add_option(
-           "--ncu", a->ncu, "Nsight Compute's ncu (default: on PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)")
-        ->group(nsight_group);
-    cmd->add_option("--profile-timeout-ms",
-                    a->profile_timeout_ms,
-                    "Give up on one profile after this long (default 180000)")
-        ->check(CLI::Range(1000, 86400000))
-        ->group(nsight_group);
+    a->nsight.add_to(
+        *cmd,
+        "Profile the best candidate each round under Nsight Compute and give the model a profile "
+        "tool; profiles never overlap a timing and never count in a score",
+        true);
 
     a->add_evaluation_flags(
         *cmd,

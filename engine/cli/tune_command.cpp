@@ -15,8 +15,10 @@
 #include "engine/cli/baseline_report.hpp"
 #include "engine/cli/cli_app.hpp"
 #include "engine/cli/commands.hpp"
+#include "engine/cli/nsight_args.hpp"
 #include "engine/cli/search_session.hpp"
 #include "engine/report/json_fields.hpp"
+#include "engine/report/profile_listing.hpp"
 #include "engine/search/cached_backend.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
@@ -54,6 +56,7 @@ struct tune_args : search_session_args
     std::string eval_cache;
     std::string roofline;
     bool offline = false;
+    nsight_args nsight;  ///< --use-nsight: the winner is profiled at the end (docs/nsight.md).
 
     tune_args() { seed = 1; }
 };
@@ -107,6 +110,9 @@ void check_flags(const tune_args& a)
         throw user_error(
             "tune: give a WORKLOAD directory (e.g. bench/workloads/sgemm) or --resume results/run-NNN");
     a.check_async_or_branches();
+    if (a.offline && a.nsight.use_nsight)
+        throw user_error(
+            "--offline replays the evaluation cache without a GPU; it cannot profile (--use-nsight)");
     if (a.offline && a.no_eval_cache)
         throw user_error(
             "--offline replays the evaluation cache; it cannot be combined with --no-eval-cache");
@@ -143,6 +149,15 @@ budget_limits budgets_from(const tune_args& a, budget_limits base, bool fresh)
     return base;
 }
 
+/// tune --use-nsight: no profile each round (no model reads them), the winner once at the end.
+nsight_options tune_nsight(const tune_args& a)
+{
+    nsight_options n = a.nsight.options();
+    n.each_round = false;
+    n.profile_winner = true;
+    return n;
+}
+
 tune_plan prepare(const tune_args& a)
 {
     check_flags(a);
@@ -155,6 +170,8 @@ tune_plan prepare(const tune_args& a)
         const auto config = reopen_run(p, a);
         const auto origin = p.run->run_json_path().string();
         p.search.budgets = budgets_from(a, p.search.budgets, false);
+        if (a.nsight.use_nsight)
+            p.search.nsight = tune_nsight(a);
         const auto* tune = object_at(&config, "tune");
         if (!tune || !tune->contains("strategy"))
             throw user_error(origin + ": 'config.tune' is missing; this run was not made by warpsmith tune");
@@ -180,6 +197,7 @@ tune_plan prepare(const tune_args& a)
     p.search.budgets = budgets_from(a, budget_limits{}, true);
     // An invalid point is just a bad point: the next one comes from the optimizer, not a repair.
     p.search.max_repairs = 0;
+    p.search.nsight = tune_nsight(a);
     p.tune = tune_options_from(a, p.search.budgets.candidates);
     p.tune.max_wall_seconds = p.search.budgets.wall_seconds;
     if (!a.no_eval_cache)
@@ -211,6 +229,22 @@ tune_plan prepare(const tune_args& a)
 }
 
 // ---- the final table ----
+
+/// --use-nsight: the winner's profile (profiles/<id>-<case>.json) below the roofline, or why
+/// there is none.
+std::string winner_profile_text(const fs::path& run_path, const std::string& winner)
+{
+    const auto profiles = report::list_run_profiles(run_path);
+    if (const report::listed_profile* p = report::find_profile(profiles, winner))
+        return "profile of " + winner + " on " + p->case_name + " (" +
+               (p->report ? (run_path / *p->report).string() : run_path.string() + "/" + p->document) +
+               "):\n" + p->summary->render_table();
+    for (const auto& p : profiles)
+        if (p.candidate == winner)
+            return "no profile of " + winner + ": " + p.message + "\n";
+    return winner == "initial" ? "the initial kernel won; it was not profiled\n"
+                               : "no profile of " + winner + " (see the log)\n";
+}
 
 std::string final_table(const json::object& s,
                         const json::object& tune,
@@ -248,7 +282,10 @@ std::string final_table(const json::object& s,
     out += "best " + std::string(best->at("id").as_string()) + (point_text.empty() ? "" : ": " + point_text) +
            " (" + std::string(best->at("decided_by").as_string()) + ")\n";
     // Per case: the best, the reference and initial kernel, the vendor baselines, the roofline.
-    return out + baseline_case_table(s, w, true);
+    out += baseline_case_table(s, w, true);
+    if (object_at(&s, "profiles"))
+        out += winner_profile_text(run_path, std::string(best->at("id").as_string()));
+    return out;
 }
 
 // ---- running it ----
@@ -503,6 +540,10 @@ void add_tune_command(CLI::App& app)
     cmd->add_option("--roofline", a->roofline, "Roofline spec (default: roofline.json next to workload.json)")
         ->group(out_group);
     a->add_output_flags(*cmd, out_group);
+    a->nsight.add_to(*cmd,
+                     "Profile the best point once at the end under Nsight Compute and print its counters "
+                     "below the roofline (profiles/ in the run)",
+                     false);
     cmd->add_flag("--offline", a->offline, "Replay the strategy against the evaluation cache only (no GPU)")
         ->group(out_group);
     cmd->footer(tune_footer);

@@ -76,6 +76,39 @@ json::object profile_outcome::to_json() const
     return o;
 }
 
+profile_outcome profile_outcome::from_json(const json::object& o)
+{
+    auto text = [&](const char* key) -> std::string
+    {
+        const json::value* v = o.if_contains(key);
+        if (!v || v->is_null())
+            return {};
+        if (!v->is_string())
+            throw std::invalid_argument(std::string("'") + key + "' must be a string");
+        return std::string(v->get_string());
+    };
+    profile_outcome out;
+    const json::value* ok = o.if_contains("ok");
+    if (!ok || !ok->is_bool())
+        throw std::invalid_argument("'ok' must be true or false");
+    out.ok = ok->get_bool();
+    out.error_kind = text("error_kind");
+    out.message = text("message");
+    out.case_name = text("case");
+    out.ncu_version = text("ncu_version");
+    if (std::string report = text("report"); !report.empty())
+        out.report_path = report;
+    if (const json::value* s = o.if_contains("summary"); s && s->is_object())
+        out.summary = profile_summary::from_json(s->get_object());
+    else if (s && !s->is_null())
+        throw std::invalid_argument("'summary' must be an object");
+    if (const json::value* w = o.if_contains("wall_ms"); w && w->is_number())
+        out.wall_ms = w->to_number<double>();
+    if (out.ok && !out.summary)
+        throw std::invalid_argument("an ok profile without a 'summary'");
+    return out;
+}
+
 std::string largest_performance_case(const workload& w)
 {
     std::string best;

@@ -66,6 +66,10 @@ struct profile_outcome
 
     /// {"ok", "error_kind", "message", "case", "report", "summary", "ncu_version", "wall_ms"}.
     boost::json::object to_json() const;
+    /// The document to_json wrote (profiles/cNNNN-CASE.json): report_path holds the report's file
+    /// name only. Throws std::invalid_argument naming the field on anything else, and on an "ok"
+    /// document without a summary.
+    static profile_outcome from_json(const boost::json::object& o);
 };
 
 /// The performance case with the most buffer bytes (the first on a tie); correctness cases when

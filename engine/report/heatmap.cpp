@@ -21,6 +21,7 @@ constexpr rgb pending_fill{243, 243, 243};
 constexpr rgb invalid_fill{217, 217, 217};
 constexpr rgb invalid_line{150, 150, 150};
 constexpr rgb label_box{250, 250, 250};
+constexpr int banner_padding = 10;  ///< Box padding (6) and a margin of 2 on either side.
 
 std::string fmt(const char* f, double x)
 {
@@ -176,6 +177,22 @@ heatmap_model build_heatmap(const run_view& v)
     return m;
 }
 
+row_banner banner_for(const heatmap_layout& l, const std::string& label)
+{
+    row_banner b;
+    if (l.row_h < 12)
+        return b;
+    const int room = l.cells_w() - banner_padding;  // the box's inner width at most
+    const int fits = room / heatmap_layout::char_w;
+    if (fits < 4)
+        return b;
+    b.text = static_cast<int>(label.size()) <= fits ? label : label.substr(0, fits - 2) + "..";
+    b.box_w = static_cast<int>(b.text.size()) * heatmap_layout::char_w + 6;
+    b.center_x = l.grid_x + l.cells_w() / 2;
+    b.box_x = b.center_x - b.box_w / 2;
+    return b;
+}
+
 heatmap_layout layout_heatmap(const heatmap_model& m)
 {
     heatmap_layout l;
@@ -188,6 +205,15 @@ heatmap_layout layout_heatmap(const heatmap_model& m)
     for (const auto& c : m.columns)
         case_chars = std::max(case_chars, c.size());
     l.col_w = std::clamp(static_cast<int>(case_chars) * cw + 10, 52, 130);
+    // Wide enough that an invalid row's failure kind fits across its cells (few cases, long
+    // kinds such as timed_output_mismatch), up to a limit; longer labels are cut (banner_for).
+    std::size_t banner_chars = std::string("pending").size();
+    for (const auto& r : m.rows)
+        if (r.kind == heatmap_row_kind::invalid)
+            banner_chars = std::max(banner_chars, r.failure_kind.size());
+    const int ncols = std::max<int>(static_cast<int>(m.columns.size()), 1);
+    const int banner_w = static_cast<int>(banner_chars) * cw + banner_padding;
+    l.col_w = std::max(l.col_w, std::min((banner_w + ncols - 1) / ncols, 200));
     const std::size_t n = std::max<std::size_t>(m.rows.size(), 1);
     l.row_h = n <= 60 ? 18 : n <= 150 ? 12 : n <= 400 ? 6 : 3;
     l.cell_text = l.row_h >= 12;
@@ -351,13 +377,11 @@ std::string render_heatmap_svg(const heatmap_model& m, double display_scale)
             const std::string fill = inv ? "url(#ws-hatch)" : pending_fill.hex();
             w.rect(l.grid_x, y, cells_w - gap, l.row_h - gap, fill);
             w.rect(l.overall_x, y, l.overall_w - gap, l.row_h - gap, fill);
-            const std::string label = inv ? r.failure_kind : std::string("pending");
-            if (l.row_h >= 12)
+            const row_banner b = banner_for(l, inv ? r.failure_kind : std::string("pending"));
+            if (b.box_w > 0)
             {
-                const int tw = static_cast<int>(label.size()) * heatmap_layout::char_w + 6;
-                const int cx = l.grid_x + cells_w / 2;
-                w.rect(cx - tw / 2, y + 2, tw, l.row_h - 4 - gap, label_box.hex(), " rx=\"2\"");
-                w.text(cx, text_top(y, l.row_h), label, inv ? "#444444" : muted.hex(), "middle");
+                w.rect(b.box_x, y + 2, b.box_w, l.row_h - 4 - gap, label_box.hex(), " rx=\"2\"");
+                w.text(b.center_x, text_top(y, l.row_h), b.text, inv ? "#444444" : muted.hex(), "middle");
             }
         }
         else
@@ -476,13 +500,11 @@ raster_image render_heatmap_raster(const heatmap_model& m, int s)
                 rect(l.grid_x, y, cells_w - gap, l.row_h - gap, pending_fill);
                 rect(l.overall_x, y, l.overall_w - gap, l.row_h - gap, pending_fill);
             }
-            const std::string label = inv ? r.failure_kind : std::string("pending");
-            if (l.row_h >= 12)
+            const row_banner b = banner_for(l, inv ? r.failure_kind : std::string("pending"));
+            if (b.box_w > 0)
             {
-                const int tw = static_cast<int>(label.size()) * heatmap_layout::char_w + 6;
-                const int cx = l.grid_x + cells_w / 2;
-                rect(cx - tw / 2, y + 2, tw, l.row_h - 4 - gap, label_box);
-                text(cx, text_top(y, l.row_h), label, inv ? rgb{68, 68, 68} : muted, 'm');
+                rect(b.box_x, y + 2, b.box_w, l.row_h - 4 - gap, label_box);
+                text(b.center_x, text_top(y, l.row_h), b.text, inv ? rgb{68, 68, 68} : muted, 'm');
             }
         }
         else

@@ -86,7 +86,20 @@ struct heatmap_layout
     int row_y(std::size_t i) const { return grid_y + static_cast<int>(i) * row_h; }
     int col_x(std::size_t j) const { return grid_x + static_cast<int>(j) * col_w; }
     int grid_right() const { return overall_x + overall_w; }
+    int cells_w() const { return overall_x - 8 - grid_x; }
 };
+
+/// The label across an invalid or pending row's cells ("timed_output_mismatch", "pending"): its
+/// text, cut with ".." when the cells are too narrow, and its box, always inside the cells (never
+/// over the row's id on the left). No text when not even a few letters fit, or rows are too low.
+struct row_banner
+{
+    std::string text;
+    int box_x = 0, box_w = 0;  ///< The box; box_w 0: nothing drawn.
+    int center_x = 0;          ///< Where the text is centred.
+};
+
+row_banner banner_for(const heatmap_layout& l, const std::string& label);
 
 heatmap_layout layout_heatmap(const heatmap_model& m);
 

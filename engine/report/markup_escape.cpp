@@ -52,4 +52,24 @@ std::string html_escape(std::string_view s)
     return escape(s, false);
 }
 
+std::string url_path_escape(std::string_view path)
+{
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::string out;
+    for (char ch : path)
+    {
+        const auto c = static_cast<unsigned char>(ch);
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+            c == '.' || c == '_' || c == '~' || c == '/')
+            out += ch;
+        else
+        {
+            out += '%';
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        }
+    }
+    return out;
+}
+
 }  // namespace warpsmith::report

@@ -17,4 +17,8 @@ std::string xml_escape(std::string_view s);
 /// HTML text and attribute escaping (& < > " '); everything else is kept.
 std::string html_escape(std::string_view s);
 
+/// A relative path as a URL path ("profiles/c0007-4096 x.json" -> "profiles/c0007-4096%20x.json"):
+/// letters, digits, - . _ ~ and / are kept, every other byte is percent-encoded.
+std::string url_path_escape(std::string_view path);
+
 }  // namespace warpsmith::report

@@ -406,6 +406,7 @@ run_view load_run_view(const fs::path& dir)
         }
     }
     auto v = build_run_view(std::move(f));
+    v.profiles = list_run_profiles(dir);
     if (!v.roofline)
         v.roofline = compute_roofline(v);
     return v;

@@ -10,6 +10,7 @@
 // build_run_view() is sans-I/O (tested on event lists); load_run_view() reads the files.
 
 #include "agents/strategy.hpp"
+#include "engine/report/profile_listing.hpp"
 #include "engine/run/candidate_record.hpp"
 
 #include <boost/json/object.hpp>
@@ -92,7 +93,8 @@ struct run_view
     std::optional<boost::json::object> roofline;   ///< summary.roofline or computed (load_run_view).
     std::optional<boost::json::object> baselines;  ///< summary.baselines (vendor libraries).
     std::optional<std::string> best_source;
-    int sessions = 0;  ///< run_started events.
+    std::vector<listed_profile> profiles;  ///< profiles/ (--use-nsight), by candidate and case.
+    int sessions = 0;                      ///< run_started events.
 
     std::vector<std::string> performance_cases() const;
     const report_candidate* find(std::string_view id) const;
@@ -112,7 +114,7 @@ std::optional<double> parse_utc_ms(std::string_view text);
 run_view build_run_view(run_files files);
 
 /// Reads RUN_DIR (journal.jsonl required; run.json, summary.json, workload/workload.json,
-/// tune_curve.json, best.cu optional) and computes the roofline section from
+/// tune_curve.json, best.cu, profiles/ optional) and computes the roofline section from
 /// workload/roofline.json (or the original workload's) and the device in run.json when the summary
 /// has none. Throws user_error naming the directory when it holds no journal.
 run_view load_run_view(const std::filesystem::path& dir);

@@ -154,6 +154,15 @@ struct search_engine::impl : strategy_services
                 id,
                 case_name,
                 id + " is not a valid evaluated candidate of this run; only those can be profiled");
+        co_return co_await take_profile(*idx, std::move(case_name), true);
+    }
+
+    /// Profiles records_[idx] on case_name (or answers from the books or the recorded run), one
+    /// profile at a time; `budgeted` profiles are refused once the budget is spent (the winner's
+    /// profile at the end of a tune is not).
+    asio::awaitable<candidate_profile> take_profile(std::size_t idx, std::string case_name, bool budgeted)
+    {
+        const std::string id = records_[idx].id();
         co_await profile_gate_.acquire();
         async_semaphore::permit permit(profile_gate_);
         if (const candidate_profile* done = profiles_.find(id, case_name))
@@ -165,15 +174,15 @@ struct search_engine::impl : strategy_services
                 id, case_name, "the recorded run has no profile of " + id + " on " + case_name);
         const int iteration = opts_.async ? static_cast<int>(history_.size()) / std::max(1, opts_.branches)
                                           : sched_.current_iteration();
-        if (!profiles_.allowed(iteration))
+        if (budgeted && !profiles_.allowed(iteration))
             co_return run_profiles::refusal(
                 id, case_name, "the profile budget of this run is spent (--profile-budget)");
         // The cubin was dropped after timing; the compile cache makes this cheap.
         compile_output compiled =
-            co_await backend_.compile(compile_request_for(records_[*idx].ec.cand, arch_));
+            co_await backend_.compile(compile_request_for(records_[idx].ec.cand, arch_));
         profile_job job;
         job.request.name = id;
-        job.request.cand = records_[*idx].ec.cand;
+        job.request.cand = records_[idx].ec.cand;
         job.request.cubin = std::move(compiled.cubin);
         job.request.local_memory = compiled.local_memory;
         job.case_name = case_name;
@@ -203,6 +212,20 @@ struct search_engine::impl : strategy_services
                              {"message", outcome.message},
                              {"wall_ms", outcome.wall_ms}});
         co_return p;
+    }
+
+    /// tune --use-nsight: the winner on the largest performance case, once the search is over
+    /// (nothing is timed any more). The initial kernel has no record and is not profiled.
+    asio::awaitable<void> profile_winner(const std::string& id)
+    {
+        for (std::size_t i = 0; i < records_.size(); ++i)
+            if (records_[i].id() == id && records_[i].evaluated && records_[i].ec.valid)
+            {
+                const candidate_profile p = co_await take_profile(i, largest_performance_case(work_), false);
+                if (!p.ok)
+                    log_warn("no profile of the winner " + id + ": " + p.text);
+                co_return;
+            }
     }
 
     // ---- journal and progress ----
@@ -683,7 +706,7 @@ struct search_engine::impl : strategy_services
         if (sched_.stopping())
             co_return;
         // --use-nsight: the round's feedback carries the profile of the best so far.
-        if (profiles_.enabled() && best_)
+        if (profiles_.enabled() && opts_.nsight.each_round && best_)
             co_await profile(records_[*best_].id(), std::string());
         if (sched_.stopping())
             co_return;
@@ -1316,6 +1339,8 @@ struct search_engine::impl : strategy_services
         best_note_ = std::move(best.note);
         winner_ = best.winner;
         res.winner = winner_;
+        if (res.status == "finished" && profiles_.enabled() && opts_.nsight.profile_winner && winner_)
+            co_await profile_winner(*winner_);
         write_history();
         const double wall = seconds(clock_.now() - t_start_);
         res.summary = summary(

@@ -30,6 +30,8 @@ json::object nsight_options::to_json() const
     for (const std::string& s : profiler.sections)
         sections.emplace_back(s);
     return json::object{{"enabled", enabled},
+                        {"each_round", each_round},
+                        {"profile_winner", profile_winner},
                         {"budget", budget},
                         {"ncu", profiler.ncu ? json::value(*profiler.ncu) : json::value(nullptr)},
                         {"sections", std::move(sections)},
@@ -93,6 +95,10 @@ search_options search_options::from_json(const json::value& v, std::string_view 
         const json::object& no = n->get_object();
         if (const auto* x = no.if_contains("enabled"); x && x->is_bool())
             o.nsight.enabled = x->get_bool();
+        if (const auto* x = no.if_contains("each_round"); x && x->is_bool())
+            o.nsight.each_round = x->get_bool();
+        if (const auto* x = no.if_contains("profile_winner"); x && x->is_bool())
+            o.nsight.profile_winner = x->get_bool();
         get_int(no, "budget", o.nsight.budget);
         if (const auto* x = no.if_contains("ncu"); x && x->is_string())
             o.nsight.profiler.ncu = std::string(x->get_string());

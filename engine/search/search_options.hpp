@@ -23,6 +23,12 @@ namespace warpsmith
 struct nsight_options
 {
     bool enabled = false;
+    /// optimize: the best so far is profiled before each round's proposals (its summary goes into
+    /// the round's feedback). tune turns this off.
+    bool each_round = true;
+    /// tune: the winner is profiled once after the confirmation, on the largest performance case
+    /// (outside the budget; its summary is printed with the final table).
+    bool profile_winner = false;
     /// Profiles per run; -1: two per iteration reached (iteration i allows 2 * (i + 1) in all).
     int budget = -1;
     profiler_options profiler;  ///< ncu, sections, --profile-timeout-ms.

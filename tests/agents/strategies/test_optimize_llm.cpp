@@ -11,6 +11,8 @@
 //    candidates alike;
 //  * --async 16 against a slow fake server: 16 requests in flight, candidates evaluated as their
 //    answers come (not per batch);
+//  * --use-nsight (fake_ncu): the model calls the profile tool, reads the summary in its next
+//    request, and a replay answers it from the recorded profiles/ with the same requests;
 // Skipped with a message when the warpsmith or fake_worker binary is missing.
 
 #include "engine/run/journal.hpp"
@@ -27,6 +29,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <thread>
@@ -359,6 +362,171 @@ std::vector<std::string> proposal_order(const fs::path& run)
         if (e.at("event").as_string() == "proposed")
             out.emplace_back(e.at("id").as_string());
     return out;
+}
+
+/// The profile tool's answers as a run's llm/ records keep them ("tool_results" of each exchange;
+/// a replay records them too), in record order.
+std::vector<std::string> profile_tool_results(const fs::path& run)
+{
+    std::vector<std::pair<std::string, std::string>> found;
+    for (const auto& e : fs::directory_iterator(run / "llm"))
+    {
+        const auto name = e.path().filename().string();
+        if (name.find("-b") == std::string::npos)
+            continue;
+        const auto rec = read_json_file(e.path()).as_object();
+        if (const auto* results = rec.if_contains("tool_results"); results && results->is_array())
+            for (const auto& r : results->as_array())
+                if (r.at("name") == "profile")
+                    found.emplace_back(name, std::string(r.at("output").as_string()));
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> out;
+    for (auto& [name, text] : found)
+        out.push_back(std::move(text));
+    return out;
+}
+
+/// The answers to profile calls that the recorded chat requests carry back to the model
+/// (messages with role "tool" answering a "profile" call).
+std::vector<std::string> profile_answers_sent(const fs::path& run)
+{
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(run / "llm"))
+    {
+        const auto name = e.path().filename().string();
+        if (name.find("-b") == std::string::npos)
+            continue;
+        const auto rec = read_json_file(e.path()).as_object();
+        const auto* messages = rec.at("request").as_object().if_contains("messages");
+        if (!messages)
+            continue;
+        std::set<std::string> profile_calls;
+        for (const auto& m : messages->as_array())
+        {
+            const auto& mo = m.as_object();
+            if (const auto* calls = mo.if_contains("tool_calls"); calls && calls->is_array())
+                for (const auto& c : calls->as_array())
+                    if (c.at("function").at("name") == "profile")
+                        profile_calls.emplace(c.at("id").as_string());
+            if (mo.at("role") == "tool" &&
+                profile_calls.count(std::string(mo.at("tool_call_id").as_string())))
+                out.emplace_back(mo.at("content").as_string());
+        }
+    }
+    return out;
+}
+
+/// The conversation digests of a run's search exchanges, in record order.
+std::vector<std::string> request_digests(const fs::path& run)
+{
+    std::vector<std::pair<std::string, std::string>> found;
+    for (const auto& e : fs::directory_iterator(run / "llm"))
+    {
+        const auto name = e.path().filename().string();
+        if (name.find("-b") == std::string::npos)
+            continue;
+        const auto rec = read_json_file(e.path()).as_object();
+        found.emplace_back(name.substr(name.find("-b")), std::string(rec.at("request_digest").as_string()));
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> out;
+    for (auto& [name, digest] : found)
+        out.push_back(name + " " + digest);
+    return out;
+}
+
+BOOST_AUTO_TEST_CASE(a_model_that_asks_for_a_profile_reads_it_and_a_replay_sees_the_same)
+{
+    if (!binaries_present())
+        return;
+    const fs::path ncu = bin_dir() / "fake_ncu";
+    BOOST_REQUIRE_MESSAGE(fs::exists(ncu), ncu << " is not built");
+    // fake_ncu runs the fake worker under "ncu" and serves the sgemm capture's counters.
+    ::setenv("FAKE_NCU_DATA", (source_dir() / "tests/engine/profile/data").c_str(), 1);
+    ::setenv("FAKE_NCU_FIXTURE", "sgemm", 1);
+    fake_openai_options fo;
+    fake_openai_server server(fo);
+    const std::vector<std::string> search{"--strategy",
+                                          "evolve",
+                                          "--branches",
+                                          "2",
+                                          "--max-iterations",
+                                          "3",
+                                          "--seed",
+                                          "5",
+                                          "--use-nsight",
+                                          "--profile-budget",
+                                          "6"};
+    std::vector<std::string> live{"--description",
+                                  description,
+                                  "--provider",
+                                  "openai-chat",
+                                  "--model",
+                                  "fake-coder",
+                                  "--base-url",
+                                  server.base_url(),
+                                  "--ncu",
+                                  ncu.string()};
+    live.insert(live.end(), search.begin(), search.end());
+    auto r = optimize(tmp.path(), live);
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.err);
+    const fs::path run = tmp.path() / "results" / "run-001";
+    BOOST_TEST(server.task_counts()["profile_call"] >= 1);
+
+    // The model's next request carries the profile: the counters as the tool's answer.
+    const auto outputs = profile_tool_results(run);
+    BOOST_TEST_REQUIRE(!outputs.empty());
+    for (const auto& o : outputs)
+    {
+        BOOST_TEST(contains(o, "speed of light"), o);
+        BOOST_TEST(contains(o, "\"id\":\"c0"), o);
+    }
+    const auto sent = profile_answers_sent(run);
+    BOOST_TEST_REQUIRE(!sent.empty());
+    for (const auto& o : sent)
+        BOOST_TEST((std::find(outputs.begin(), outputs.end(), o) != outputs.end()), o);
+    // The round feedback carries the best's profile too.
+    bool feedback_profile = false;
+    for (const auto& e : fs::directory_iterator(run / "llm"))
+        feedback_profile =
+            feedback_profile || contains(read_text_file(e.path()), "## Profile of the current best");
+    BOOST_TEST(feedback_profile);
+    const auto summary = read_json_file(run / "summary.json").as_object();
+    const auto& profiles = summary.at("profiles").as_object();
+    BOOST_TEST(profiles.at("taken").to_number<int>() >= 1);
+    BOOST_TEST(profiles.at("failed").to_number<int>() == 0);
+    for (const auto& item : profiles.at("items").as_array())
+        BOOST_TEST(fs::exists(run / "profiles" / std::string(item.at("summary").as_string())));
+    // report.html links them.
+    BOOST_TEST(contains(read_text_file(run / "report.html"), "<section id=\"profiles\">"));
+
+    // The replay needs no ncu: the profile tool and the round feedback answer from run-001's
+    // profiles/, so every request is the recorded one and the kernels get the same ids.
+    const auto requests = server.request_count();
+    std::vector<std::string> replay{"--workload",
+                                    (run / "workload").string(),
+                                    "--provider",
+                                    "replay",
+                                    "--replay-from",
+                                    run.string(),
+                                    "--ncu",
+                                    "/nonexistent/ncu"};
+    replay.insert(replay.end(), search.begin(), search.end());
+    auto rr = optimize(tmp.path(), replay);
+    BOOST_REQUIRE_MESSAGE(rr.code == 0, rr.err);
+    BOOST_TEST(server.request_count() == requests);
+    const fs::path run2 = tmp.path() / "results" / "run-002";
+    BOOST_TEST(!contains(rr.err + rr.out, "differs from the recorded one"), rr.err);
+    BOOST_TEST(kernels_by_id(run2) == kernels_by_id(run));
+    BOOST_TEST(profile_tool_results(run2) == outputs);
+    BOOST_TEST(request_digests(run2) == request_digests(run));
+    const auto summary2 = read_json_file(run2 / "summary.json").as_object();
+    for (const auto& item : summary2.at("profiles").at("items").as_array())
+        BOOST_TEST(item.at("from_recording").as_bool());
+    ::unsetenv("FAKE_NCU_DATA");
+    ::unsetenv("FAKE_NCU_FIXTURE");
+    server.stop();
 }
 
 BOOST_AUTO_TEST_CASE(two_live_runs_with_the_same_answers_send_the_same_prompts)

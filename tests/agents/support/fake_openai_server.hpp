@@ -12,10 +12,10 @@
 //    reference and initial kernels);
 //  * task=propose: when tools are offered and the conversation has no tool results yet, a round
 //    of tool calls (compile with the kernel it is about to propose; history of the first candidate
-//    id the prompt mentions); then a proposal: REAL CUDA kernels from
-//    bench/workloads/sgemm/candidates, in script order (a server-wide counter), among them one that
-//    does not compile and an answer that breaks the proposal schema. A follow-up after an
-//    unusable answer, and mode=repair, get the next valid kernel.
+//    id the prompt mentions; profile of the current best when a profile tool is offered); then a
+//    proposal: REAL CUDA kernels from bench/workloads/sgemm/candidates, in script order (a server-wide
+//    counter), among them one that does not compile and an answer that breaks the proposal schema. A
+//    follow-up after an unusable answer, and mode=repair, get the next valid kernel.
 //  * With a JSON schema in the request the answer is the JSON object; without one (a server that
 //    lacks json_schema, or --structured-output fenced) it is a ```cuda block plus a ```json block.
 // Faults injected for the next N requests: 429 with Retry-After, 500, 503, slow past the client's
@@ -123,7 +123,8 @@ public:
     std::size_t request_count() const;
     std::size_t max_concurrent_requests() const;
     std::vector<recorded_request> requests() const;
-    /// Requests per task: "infer", "propose", "tool_followup", "answer_followup", "other".
+    /// Requests per task: "infer", "propose", "tool_followup", "answer_followup", "other"; and
+    /// "profile_call": profile tool calls the server asked for.
     std::map<std::string, int> task_counts() const;
     /// Proposals answered, by candidate stem.
     std::map<std::string, int> proposals() const;

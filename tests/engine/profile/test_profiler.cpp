@@ -16,6 +16,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <set>
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
@@ -169,6 +171,48 @@ BOOST_FIXTURE_TEST_CASE(every_failure_is_one_line, profile_fixture)
     }
 }
 
+/// A search over the fake worker (30 ms per evaluation) whose strategy proposes ever faster
+/// kernels; `feedback` collects, per proposal, the candidate whose profile the model was shown.
+std::pair<search_result, fs::path> fake_search(const workload& work,
+                                               search_options o,
+                                               const fs::path& dir,
+                                               const fs::path& log,
+                                               std::vector<std::string>* feedback)
+{
+    boost::asio::io_context ioc;
+    executor_backend_options bo;
+    bo.devices = {0};
+    bo.launch.worker_binary = fake_worker_path();
+    bo.launch.extra_args = {"--log", log.string(), "--evaluate-ms", "30"};
+    bo.compile.workers = 1;
+    bo.compile.cache_dir = (dir / "compile-cache").string();
+    bo.measure = false;
+    executor_backend backend(ioc, bo);
+    steady_clock_source clock;
+    test_strategy strat(clock, work);
+    strat.source_for = [feedback](const proposal_context& ctx, int call) -> std::optional<std::string>
+    {
+        if (feedback)
+            feedback->push_back(ctx.view.best_profile ? ctx.view.best_profile->candidate_id : "-");
+        return kernel_with({"median_us=" + std::to_string(150 - 10 * call)});
+    };
+    o.nsight.profiler.ncu = fake_ncu().string();
+    auto run = run_directory::create(dir / "results");
+    journal_writer journal(run.journal_path(), 1);
+    search_engine engine(ioc, backend, strat, clock, work, o, run, journal, json::object{{"tool", "test"}});
+    std::optional<search_result> result;
+    auto body = [&]() -> boost::asio::awaitable<void>
+    {
+        result = co_await engine.run(std::nullopt);
+        co_await backend.stop();
+    };
+    boost::asio::co_spawn(ioc, body(), boost::asio::detached);
+    ioc.run_for(std::chrono::seconds(120));
+    BOOST_REQUIRE(result.has_value());
+    BOOST_TEST(result->status == "finished");
+    return std::make_pair(*result, run.path());
+}
+
 BOOST_AUTO_TEST_CASE(a_search_with_profiles_never_overlaps_timings_nor_changes_scores)
 {
     BOOST_REQUIRE(have_fakes());
@@ -176,24 +220,6 @@ BOOST_AUTO_TEST_CASE(a_search_with_profiles_never_overlaps_timings_nor_changes_s
     auto search =
         [&](bool nsight, const fs::path& dir, const fs::path& log, std::vector<std::string>* feedback)
     {
-        boost::asio::io_context ioc;
-        executor_backend_options bo;
-        bo.devices = {0};
-        bo.launch.worker_binary = fake_worker_path();
-        bo.launch.extra_args = {"--log", log.string(), "--evaluate-ms", "30"};
-        bo.compile.workers = 1;
-        bo.compile.cache_dir = (dir / "compile-cache").string();
-        bo.measure = false;
-        executor_backend backend(ioc, bo);
-        steady_clock_source clock;
-        test_strategy strat(clock, work);
-        // The model-facing profile is recorded per call.
-        strat.source_for = [feedback](const proposal_context& ctx, int call) -> std::optional<std::string>
-        {
-            if (feedback)
-                feedback->push_back(ctx.view.best_profile ? ctx.view.best_profile->candidate_id : "-");
-            return kernel_with({"median_us=" + std::to_string(150 - 10 * call)});
-        };
         // Without iteration barriers, so that evaluations are in flight whenever a branch's
         // proposal asks for the best's profile.
         search_options o;
@@ -202,22 +228,7 @@ BOOST_AUTO_TEST_CASE(a_search_with_profiles_never_overlaps_timings_nor_changes_s
         o.budgets.candidates = 8;
         o.confirm_top = 0;
         o.nsight.enabled = nsight;
-        o.nsight.profiler.ncu = fake_ncu().string();
-        auto run = run_directory::create(dir / "results");
-        journal_writer journal(run.journal_path(), 1);
-        search_engine engine(
-            ioc, backend, strat, clock, work, o, run, journal, json::object{{"tool", "test"}});
-        std::optional<search_result> result;
-        auto body = [&]() -> boost::asio::awaitable<void>
-        {
-            result = co_await engine.run(std::nullopt);
-            co_await backend.stop();
-        };
-        boost::asio::co_spawn(ioc, body(), boost::asio::detached);
-        ioc.run_for(std::chrono::seconds(120));
-        BOOST_REQUIRE(result.has_value());
-        BOOST_TEST(result->status == "finished");
-        return std::make_pair(*result, run.path());
+        return fake_search(work, o, dir, log, feedback);
     };
 
     temp_dir tmp{"warpsmith-profile-search"};
@@ -266,6 +277,66 @@ BOOST_AUTO_TEST_CASE(a_search_with_profiles_never_overlaps_timings_nor_changes_s
                        e.event << " of " << e.name << " inside a profile");
         }
     BOOST_TEST(evaluations_of_the_search >= 16);  // 8 candidates + reference + initial, begin and end
+}
+
+BOOST_AUTO_TEST_CASE(tune_profiles_its_winner_once_after_the_confirmation)
+{
+    // tune --use-nsight: no profile while the search runs (no model reads one), one profile of the
+    // winner after the confirmation, outside the profile budget, never overlapping a timing.
+    BOOST_REQUIRE(have_fakes());
+    const workload work = vadd_workload(true);
+    temp_dir tmp{"warpsmith-profile-winner"};
+    const fs::path log = tmp.path() / "tune.log";
+    fake_ncu_env env("", log);
+    search_options o;
+    o.branches = 2;
+    o.budgets.candidates = 6;
+    o.confirm_top = 2;
+    o.confirm_rounds = 2;
+    o.nsight.enabled = true;
+    o.nsight.each_round = false;
+    o.nsight.profile_winner = true;
+    o.nsight.budget = 0;  // the winner's profile is not counted against it
+    std::vector<std::string> feedback;
+    auto [result, run] = fake_search(work, o, tmp.path() / "tune", log, &feedback);
+
+    BOOST_TEST_REQUIRE(result.winner.has_value());
+    for (const std::string& f : feedback)
+        BOOST_TEST(f == "-");  // no proposal saw a profile
+    const json::object& profiles = result.summary.at("profiles").as_object();
+    BOOST_TEST(profiles.at("taken").to_number<int>() == 1);
+    const json::array& items = profiles.at("items").as_array();
+    BOOST_TEST_REQUIRE(items.size() == 1u);
+    BOOST_TEST(items[0].at("candidate").as_string() == *result.winner);
+    BOOST_TEST(items[0].at("ok").as_bool());
+    BOOST_TEST(fs::exists(run / "profiles" / std::string(items[0].at("report").as_string())));
+
+    // After every evaluation and interleaved timing of the search's own worker.
+    const auto events = read_fake_log(log);
+    const auto begins = events_named(events, "profile_begin");
+    BOOST_TEST_REQUIRE(begins.size() == 1u);
+    std::set<int> profiled_workers;
+    for (const auto& e : events_named(events, "profiled_launch"))
+        profiled_workers.insert(e.pid);
+    int timed = 0;
+    for (const auto& e : events)
+        if (!profiled_workers.count(e.pid) && (e.event.rfind("evaluate", 0) == 0 || e.event == "interleaved"))
+        {
+            ++timed;
+            BOOST_TEST(e.ns < begins[0].ns, e.event << " of " << e.name << " after the winner's profile");
+        }
+    BOOST_TEST(timed >= 16);
+    // The journal books it after the confirmation.
+    std::string order;
+    std::ifstream journal(run / "journal.jsonl");
+    for (std::string line; std::getline(journal, line);)
+    {
+        const json::value ev = json::parse(line);
+        const auto kind = ev.at("event").as_string();
+        if (kind == "confirmation" || kind == "profile")
+            order += std::string(kind) + " ";
+    }
+    BOOST_TEST(order == "confirmation profile ");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

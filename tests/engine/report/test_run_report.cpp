@@ -2,14 +2,17 @@
 // and PNG pixels, decoded with libpng), report.html, and write_run_report on finished, interrupted
 // and dense runs.
 
+#include "engine/profile/profiler.hpp"
 #include "engine/report/color_scale.hpp"
 #include "engine/report/heatmap.hpp"
 #include "engine/report/html_report.hpp"
 #include "engine/report/line_chart.hpp"
+#include "engine/report/markup_escape.hpp"
 #include "engine/report/png_codec.hpp"
 #include "engine/report/run_report.hpp"
 #include "engine/report/run_view.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/json_file.hpp"
 #include "tests/engine/report/report_test_support.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -259,6 +262,52 @@ BOOST_AUTO_TEST_CASE(heatmap_png_is_the_same_grid)
     BOOST_CHECK_THROW(decode_png("not a png at all", "x.png"), user_error);
 }
 
+BOOST_AUTO_TEST_CASE(failure_labels_stay_inside_their_cells)
+{
+    // One performance case and a long failure kind: the label was drawn centred on the narrow
+    // cells, over the row's candidate id.
+    heatmap_model m;
+    m.title = "sgemm-small";
+    m.columns = {"256x256x256"};
+    heatmap_row valid_row;
+    valid_row.id = "c0001";
+    valid_row.cells.push_back(heatmap_cell{});
+    heatmap_row bad;
+    bad.id = "c0002";
+    bad.kind = heatmap_row_kind::invalid;
+    bad.failure_kind = "timed_output_mismatch";
+    bad.cells.push_back(heatmap_cell{});
+    m.rows = {valid_row, bad};
+    const auto l = layout_heatmap(m);
+    const row_banner b = banner_for(l, bad.failure_kind);
+    BOOST_TEST(b.text == "timed_output_mismatch");  // the columns grew to hold it
+    BOOST_TEST(b.box_w > 0);
+    BOOST_TEST(b.box_x >= l.grid_x);
+    BOOST_TEST(b.box_x + b.box_w <= l.grid_x + l.cells_w());
+
+    // Where even the widest column cannot hold it, the label is cut, still inside the cells.
+    bad.failure_kind = std::string(80, 'x');
+    m.rows = {valid_row, bad};
+    const auto wide = layout_heatmap(m);
+    const row_banner cut = banner_for(wide, bad.failure_kind);
+    BOOST_TEST(cut.text.size() < bad.failure_kind.size());
+    BOOST_TEST(cut.text.substr(cut.text.size() - 2) == "..");
+    BOOST_TEST(cut.box_x >= wide.grid_x);
+    BOOST_TEST(cut.box_x + cut.box_w <= wide.grid_x + wide.cells_w());
+
+    // In the pixels: nothing of the label box lands left of the cells, on the id column.
+    bad.failure_kind = "timed_output_mismatch";
+    m.rows = {valid_row, bad};
+    const auto img = decode_png(render_heatmap_png(m, 1), "narrow");
+    const int y = l.row_y(1) + l.row_h / 2;
+    int box_pixels_left_of_cells = 0;
+    for (int x = l.grid_x - 40; x < l.grid_x - 1; ++x)
+        box_pixels_left_of_cells += img.at(x, y).hex() == "#fafafa" ? 1 : 0;
+    BOOST_TEST(box_pixels_left_of_cells == 0);
+    // The SVG names the whole kind in the cells' label.
+    BOOST_TEST(render_heatmap_svg(m).find(">timed_output_mismatch</text>") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(dense_runs_shrink_rows_and_keep_the_best_labelled)
 {
     temp_dir tmp;
@@ -319,6 +368,77 @@ BOOST_AUTO_TEST_CASE(report_html_has_every_section_and_escapes_the_source)
     BOOST_TEST(html.find(">mismatch</span>") != std::string::npos);
     BOOST_TEST(html.find(">compile_error</span>") != std::string::npos);
     BOOST_TEST(html.find("<tr class=\"best\"><td class=\"mono\">c0003 &#9733;") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(report_html_links_the_runs_profiles)
+{
+    temp_dir tmp;
+    synthetic_run run(tmp.path() / "run-001");
+    // What optimize --use-nsight leaves in profiles/: the best profiled on 4m (report and
+    // document), c0001 refused on 1m (document only), and a file that is not a profile.
+    const fs::path dir = run.dir() / "profiles";
+    fs::create_directories(dir);
+    profile_summary s;
+    s.kernel = "vadd";
+    s.grid = "(16384, 1, 1)";
+    s.block = "(256, 1, 1)";
+    s.ncu_version = "2025.3.1.0";
+    s.duration_us = 61.5;
+    s.sol_compute_pct = 21.0;
+    s.sol_memory_pct = 88.5;
+    s.dram_pct = 86.7;
+    s.l2_hit_pct = 33.3;
+    s.achieved_occupancy_pct = 81.2;
+    s.theoretical_occupancy_pct = 100;
+    s.registers_per_thread = 16;
+    s.top_stalls = {warp_stall{"long_scoreboard", 0.62}};
+    profile_outcome ok;
+    ok.ok = true;
+    ok.case_name = "4m";
+    ok.summary = s;
+    ok.report_path = dir / "c0003-4m.ncu-rep";
+    ok.ncu_version = s.ncu_version;
+    ok.wall_ms = 5100;
+    write_json_file(dir / "c0003-4m.json", ok.to_json());
+    std::ofstream(dir / "c0003-4m.ncu-rep") << "binary";
+    profile_outcome refused;
+    refused.case_name = "1m";
+    refused.error_kind = "timeout";
+    refused.message = "the profile took longer than 180000 ms <timeout>";
+    write_json_file(dir / "c0001-1m.json", refused.to_json());
+    std::ofstream(dir / "notes.json") << R"({"hello": 1})";
+
+    const auto v = load_run_view(run.dir());
+    BOOST_TEST_REQUIRE(v.profiles.size() == 2u);
+    BOOST_TEST(v.profiles[0].candidate == "c0001");
+    BOOST_TEST(!v.profiles[0].ok);
+    BOOST_TEST(!v.profiles[0].report.has_value());
+    BOOST_TEST(v.profiles[1].candidate == "c0003");
+    BOOST_TEST(v.profiles[1].case_name == "4m");
+    BOOST_TEST(v.profiles[1].report.value_or("") == "profiles/c0003-4m.ncu-rep");
+    BOOST_TEST(find_profile(v.profiles, "c0003") == &v.profiles[1]);
+    BOOST_TEST(find_profile(v.profiles, "c0001") == nullptr);  // failed profiles are not "its profile"
+
+    const auto html = render_report_html(v, render_heatmap_svg(build_heatmap(v)), "");
+    BOOST_TEST(html.find("<section id=\"profiles\">") != std::string::npos);
+    BOOST_TEST(html.find("<a href=\"profiles/c0003-4m.ncu-rep\">ncu-rep</a>") != std::string::npos);
+    BOOST_TEST(html.find("<a href=\"profiles/c0003-4m.json\">json</a>") != std::string::npos);
+    BOOST_TEST(html.find("<a href=\"profiles/c0001-1m.json\">json</a>") != std::string::npos);
+    BOOST_TEST(html.find("88.5%") != std::string::npos);                // SOL memory
+    BOOST_TEST(html.find("long_scoreboard 62%") != std::string::npos);  // top stall
+    BOOST_TEST(html.find("not profiled (timeout)") != std::string::npos);
+    BOOST_TEST(html.find("&lt;timeout&gt;") != std::string::npos);
+    // The candidates table links each profiled candidate to its row.
+    BOOST_TEST(html.find("id=\"profile-c0003\"") != std::string::npos);
+    BOOST_TEST(html.find("href=\"#profile-c0003\">profile</a>") != std::string::npos);
+    BOOST_TEST(html.find("href=\"#profile-c0005\"") == std::string::npos);
+
+    // A run without profiles has no such section.
+    temp_dir other;
+    synthetic_run plain(other.path() / "run-002");
+    const auto pv = load_run_view(plain.dir());
+    BOOST_TEST(render_report_html(pv, "", "").find("id=\"profiles\"") == std::string::npos);
+    BOOST_TEST(url_path_escape("profiles/c 1+x.json") == "profiles/c%201%2Bx.json");
 }
 
 BOOST_AUTO_TEST_CASE(report_html_of_an_interrupted_run_says_so)
