@@ -141,6 +141,8 @@ std::optional<suggestion> autotune_strategy::next_point()
             if (opts_.max_wall_seconds && *opts_.max_wall_seconds > 0)
                 opt_->set_progress(elapsed() / *opts_.max_wall_seconds);
             s = opt_->ask();
+            if (s)
+                ask_seq_.emplace(space_->defines(s->p), ++asks_);
         }
         if (!s)
             return std::nullopt;
@@ -149,7 +151,7 @@ std::optional<suggestion> autotune_strategy::next_point()
         {
             const double score = it->second;
             known_.erase(it);
-            opt_->tell(s->p, score);
+            tell_in_order(s->p, score);
             continue;
         }
         return s;
@@ -166,13 +168,16 @@ compile_request autotune_strategy::compile_request_for(const point& p) const
     return warpsmith::compile_request_for(candidate_for(p), arch);
 }
 
+autotune::feasibility autotune_strategy::judge_compiled(const point& p, const compile_output& out) const
+{
+    if (!out.compiled)
+        return {autotune::verdict::compile_failed, out.error.empty() ? "does not compile" : out.error};
+    return space_->check_resources(p, out.resources);
+}
+
 bool autotune_strategy::accept_compiled(const point& p, const compile_output& out)
 {
-    autotune::feasibility f;
-    if (!out.compiled)
-        f = {autotune::verdict::compile_failed, out.error.empty() ? "does not compile" : out.error};
-    else
-        f = space_->check_resources(p, out.resources);
+    const autotune::feasibility f = judge_compiled(p, out);
     if (f.ok())
         return true;
     pruned_point pp{space_->to_json(p), f.result, f.reason, std::nullopt};
@@ -185,7 +190,7 @@ bool autotune_strategy::accept_compiled(const point& p, const compile_output& ou
                       {"resources", out.compiled ? out.resources.to_json() : json::value(nullptr)}});
     log_info("pruned " + space_->describe(p) + ": " + f.reason);
     pruned_.push_back(std::move(pp));
-    opt_->tell(p, autotune::infeasible_score);
+    tell_in_order(p, autotune::infeasible_score);
     return false;
 }
 
@@ -256,6 +261,28 @@ boost::asio::awaitable<std::optional<proposal>> autotune_strategy::propose(propo
     }
 }
 
+void autotune_strategy::tell_in_order(const point& p, double score)
+{
+    const auto it = ask_seq_.find(space_->defines(p));
+    if (it == ask_seq_.end())
+    {
+        opt_->tell(p, score);  // not asked by this optimizer (cannot hold anything back)
+        return;
+    }
+    held_.insert_or_assign(it->second, std::make_pair(p, score));
+    ask_seq_.erase(it);
+    // A point asked and never scored (a proposal the search dropped) must not hold the optimizer
+    // back for good: past a generous window the gap is skipped.
+    if (held_.size() > 256)
+        next_tell_ = held_.begin()->first;
+    for (auto h = held_.find(next_tell_); h != held_.end(); h = held_.find(next_tell_))
+    {
+        opt_->tell(h->second.first, h->second.second);
+        held_.erase(h);
+        ++next_tell_;
+    }
+}
+
 std::optional<autotune_strategy::defines_map> autotune_strategy::point_of(const evaluated_candidate& c)
 {
     const auto* p = c.meta.if_contains("point");
@@ -291,7 +318,7 @@ void autotune_strategy::observe(const evaluated_candidate& c)
     {
         if (auto p = space_->from_defines(*d))
         {
-            opt_->tell(*p, score);
+            tell_in_order(*p, score);
             return;
         }
     }

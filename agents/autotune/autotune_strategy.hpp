@@ -92,6 +92,9 @@ public:
     std::optional<autotune::suggestion> next_point();
     /// The compile request for a point (what the engine will compile).
     compile_request compile_request_for(const autotune::point& p) const;
+    /// Whether a compile lets the point go to a GPU (registers, shared memory, block limits), without
+    /// recording anything (the offline replay asks it for points its cache does not hold).
+    autotune::feasibility judge_compiled(const autotune::point& p, const compile_output& out) const;
     /// Judges a compile: true when the point may go to a GPU; otherwise it is pruned (told +inf).
     bool accept_compiled(const autotune::point& p, const compile_output& out);
     /// Gives a point back after a failed or cancelled compile; it is the next one proposed.
@@ -113,6 +116,8 @@ public:
 private:
     using defines_map = std::map<std::string, std::int64_t>;
     static std::optional<defines_map> point_of(const evaluated_candidate& c);
+    /// Tells opt_ p's score once every point asked before p has been told.
+    void tell_in_order(const autotune::point& p, double score);
     void emit(boost::json::object ev) const;
     double elapsed() const;
 
@@ -124,9 +129,16 @@ private:
     std::unique_ptr<autotune::search_space> space_;
     std::unique_ptr<autotune::optimizer> opt_;
     autotune::space_stats stats_;
-    std::vector<autotune::suggestion> retry_;   ///< Given back; proposed before asking again.
-    std::map<defines_map, double> known_;       ///< Scores of points this session did not propose.
-    std::set<defines_map> in_flight_;           ///< Proposed, not yet observed.
+    std::vector<autotune::suggestion> retry_;  ///< Given back; proposed before asking again.
+    std::map<defines_map, double> known_;      ///< Scores of points this session did not propose.
+    std::set<defines_map> in_flight_;          ///< Proposed, not yet observed.
+    /// Scores reach the optimizer in the order its points were asked (tell_in_order), whatever
+    /// order compiles and evaluations finish in: a barrier-mode tune is then the same search for
+    /// a seed on any machine and load, and an offline replay of its cache follows it exactly.
+    std::map<defines_map, std::size_t> ask_seq_;  ///< 1-based ask order of each point asked.
+    std::map<std::size_t, std::pair<autotune::point, double>> held_;  ///< Scores waiting for earlier ones.
+    std::size_t asks_ = 0;
+    std::size_t next_tell_ = 1;
     std::map<defines_map, std::string> id_of_;  ///< Candidate id of every observed point.
     std::vector<pruned_point> pruned_;
     autotune::tune_curve curve_;

@@ -2,6 +2,7 @@
 
 #include "harness/core/digest.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/json_file.hpp"
 #include "harness/core/json_number.hpp"
 #include "harness/protocol/json_read.hpp"
 #include "harness/timing/timing_stats.hpp"
@@ -290,6 +291,36 @@ std::vector<std::filesystem::path> evaluation_cache::files_for(const workload& w
     }
     std::sort(out.begin(), out.end());
     return out;
+}
+
+std::filesystem::path evaluation_cache::context_file_of(const std::filesystem::path& cache_file)
+{
+    std::filesystem::path p = cache_file;
+    p.replace_extension(".context.json");
+    return p;
+}
+
+void evaluation_cache::write_context(const json::object& context) const
+{
+    write_json_file(context_file_of(file_), context);
+}
+
+std::optional<json::object> evaluation_cache::read_context(const std::filesystem::path& cache_file)
+{
+    const auto p = context_file_of(cache_file);
+    std::error_code ec;
+    if (!std::filesystem::exists(p, ec))
+        return std::nullopt;
+    try
+    {
+        json::value v = read_json_file(p);
+        if (v.is_object())
+            return std::move(v.get_object());
+    }
+    catch (const std::exception&)
+    {
+    }
+    return std::nullopt;
 }
 
 std::optional<json::object> evaluation_cache::device_of(const std::filesystem::path& file)

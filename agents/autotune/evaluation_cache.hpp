@@ -17,6 +17,8 @@
 // arch, the timing options, and the candidate: source, entry, options, defines, launch plan and
 // overrides. Later lines win over earlier ones with the same key.
 //
+// Beside it, <workload name>-<16 hex digits>.context.json holds the baselines of the tune that last
+// used the cache (context_file_of).
 // Appends are safe between processes sharing a file: each line is written with one write(2) on an
 // O_APPEND descriptor under an exclusive flock, after a newline if a crash left a torn last line.
 // Readers skip torn and malformed lines, and pick up lines other processes appended since.
@@ -101,6 +103,15 @@ public:
     void store(const cache_entry& e);
 
     const std::filesystem::path& file() const { return file_; }
+
+    /// Beside the cache file, <workload>-<digits>.context.json: what the tune that last used this
+    /// cache measured besides its points (the reference, the initial kernel and vendor baselines
+    /// per case, the device with its measured ceilings, the run), so that an offline replay prints
+    /// the same per-case table as the GPU run. Written whole (a temporary file renamed).
+    static std::filesystem::path context_file_of(const std::filesystem::path& cache_file);
+    void write_context(const boost::json::object& context) const;
+    /// The context of a cache file; nullopt when there is none or it cannot be read.
+    static std::optional<boost::json::object> read_context(const std::filesystem::path& cache_file);
     std::size_t size() const;
     std::size_t skipped_lines() const { return skipped_; }
     /// Every entry, in file order with later duplicates replacing earlier ones.

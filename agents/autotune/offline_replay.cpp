@@ -9,30 +9,60 @@ offline_result replay_offline(optimizer& opt,
                               const std::function<std::optional<double>(const point&)>& score,
                               std::size_t budget,
                               std::size_t batch,
-                              std::size_t max_unknown)
+                              const std::function<bool(const point&)>& pruned)
 {
+    struct asked_point
+    {
+        point p;
+        std::optional<double> score;  ///< nullopt: unknown.
+        bool pruned = false;
+    };
     offline_result r;
     batch = std::max<std::size_t>(batch, 1);
-    while (r.evaluated < budget && r.unknown <= max_unknown)
+    while (r.asked < budget && !r.exhausted)
     {
-        auto asked = opt.ask_batch(std::min(batch, budget - r.evaluated));
-        if (asked.empty())
+        std::vector<asked_point> round;
+        const std::size_t want = std::min(batch, budget - r.asked);
+        std::size_t counted = 0;
+        while (counted < want)
         {
-            r.exhausted = true;
-            break;
+            auto s = opt.ask();
+            if (!s)
+            {
+                r.exhausted = true;
+                break;
+            }
+            asked_point a{s->p, score(s->p)};
+            if (!a.score && pruned && pruned(a.p))
+            {
+                a.pruned = true;
+                ++r.pruned;
+                round.push_back(std::move(a));
+                continue;
+            }
+            ++counted;
+            round.push_back(std::move(a));
         }
-        for (const auto& s : asked)
+        for (const auto& a : round)
         {
-            const auto v = score(s.p);
-            if (!v)
+            if (a.pruned)
+            {
+                opt.tell(a.p, infeasible_score);
+                continue;
+            }
+            ++r.asked;
+            if (!a.score)
             {
                 ++r.unknown;
-                opt.tell(s.p, infeasible_score);
+                if (!r.first_unknown_at)
+                    r.first_unknown_at = r.asked;
+                opt.tell(a.p, infeasible_score);
+                r.curve.add(opt.space().describe(a.p) + " (not measured)", infeasible_score);
                 continue;
             }
             ++r.evaluated;
-            opt.tell(s.p, *v);
-            r.curve.add(opt.space().describe(s.p), *v);
+            opt.tell(a.p, *a.score);
+            r.curve.add(opt.space().describe(a.p), *a.score);
         }
     }
     r.best = opt.best();

@@ -19,7 +19,9 @@
 #include "engine/cli/search_session.hpp"
 #include "engine/report/json_fields.hpp"
 #include "engine/report/profile_listing.hpp"
+#include "engine/run/journal.hpp"
 #include "engine/search/cached_backend.hpp"
+#include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
@@ -329,6 +331,30 @@ private:
     bool tty_ = ::isatty(STDERR_FILENO) != 0;
 };
 
+/// The evaluation cache's context (evaluation_cache::write_context): this tune's reference,
+/// initial kernel and vendor baselines on GPU 0 and its device, for offline replays' tables.
+void write_cache_context(const cached_backend& backend, const json::object& summary, const std::string& run)
+{
+    autotune::evaluation_cache* cache = backend.cache_of(0);
+    if (!cache)
+        return;
+    json::object context{{"format", "warpsmith-eval-cache-context-1"},
+                         {"run", run},
+                         {"time", utc_timestamp()},
+                         {"device", backend.device_info(0)}};
+    for (const char* key : {"reference", "initial", "baselines"})
+        if (const auto* v = summary.if_contains(key))
+            context[key] = *v;
+    try
+    {
+        cache->write_context(context);
+    }
+    catch (const std::exception& e)
+    {
+        log_warn(std::string("cannot write the evaluation cache's context: ") + e.what());
+    }
+}
+
 asio::awaitable<int> tune_main(asio::io_context& ioc,
                                std::shared_ptr<tune_args> args,
                                std::shared_ptr<tune_plan> p,
@@ -367,6 +393,7 @@ asio::awaitable<int> tune_main(asio::io_context& ioc,
                          {"eval_cache", backend.stats()}};
         if (backend.gpu_count() > 0)
             summary["roofline"] = best_roofline(p->roofline, p->work, backend.device_info(0), summary);
+        write_cache_context(backend, summary, p->run->name());
         try
         {
             p->run->write_json("tune.json", report);
@@ -429,34 +456,97 @@ int run_offline(const tune_args& a)
             return std::nullopt;
         return hit->valid && hit->score_us ? *hit->score_us : autotune::infeasible_score;
     };
+    // A point the cache does not hold may have been pruned after compile online (never timed,
+    // never counted): NVRTC runs without a GPU, so the replay compiles such points and judges them
+    // as the tune did.
+    nvrtc_compiler compiler(std::optional<compile_cache>(compile_cache(compile_cache::default_dir())));
+    auto pruned = [&](const autotune::point& pt)
+    { return !strat.judge_compiled(pt, compiler.compile(strat.compile_request_for(pt))).ok(); };
     const std::size_t batch = static_cast<std::size_t>(a.branch_count());
-    const auto r = autotune::replay_offline(strat.optimizer(), score, budget, batch);
+    const auto r =
+        autotune::replay_offline(strat.optimizer(),
+                                 score,
+                                 budget,
+                                 batch,
+                                 a.no_compile_prune ? std::function<bool(const autotune::point&)>{}
+                                                    : std::function<bool(const autotune::point&)>(pruned));
+
+    // The per-case table of a GPU run, from the cache: the best point's medians, and the
+    // reference, initial kernel and vendor baselines the tune that wrote the cache timed.
+    const auto context = autotune::evaluation_cache::read_context(cache.file());
+    json::object summary;
+    if (r.best)
+        if (const auto hit = cache.lookup(cache.key(strat.candidate_for(r.best->first))))
+        {
+            json::object medians;
+            for (const auto& [name, us] : hit->case_median_us)
+                medians[name] = us;
+            summary["best"] = json::object{{"id", "offline"}, {"case_median_us", std::move(medians)}};
+        }
+    if (context)
+        for (const char* key : {"reference", "initial", "baselines"})
+            if (const auto* v = context->if_contains(key))
+                summary[key] = *v;
+    const json::object& measured_on =
+        context && context->contains("device") && context->at("device").is_object()
+            ? context->at("device").get_object()
+            : *device;
+    if (summary.contains("best"))
+    {
+        const auto spec = a.roofline.empty() ? autotune::roofline_spec::load_for(w)
+                                             : std::optional(autotune::roofline_spec::load(a.roofline));
+        if (auto roofline = best_roofline(spec, w, measured_on, summary); !roofline.is_null())
+            summary["roofline"] = std::move(roofline);
+    }
+    const std::string device_name = measured_on.contains("name") && measured_on.at("name").is_string()
+                                        ? std::string(measured_on.at("name").get_string())
+                                        : std::string("an unknown device");
 
     json::object out = r.curve.to_json();
     out["strategy"] = a.strategy;
     out["seed"] = a.seed;
     out["workload"] = w.name;
+    out["replay_of"] = device_name;
     out["cache"] = cache.file().string();
     out["cached_points"] = cache.size();
+    out["asked"] = r.asked;
+    out["measured"] = r.evaluated;
     out["unknown_points"] = r.unknown;
+    out["pruned_after_compile"] = r.pruned;
+    out["first_unknown_at"] = r.first_unknown_at ? json::value(*r.first_unknown_at) : json::value(nullptr);
     out["exhausted"] = r.exhausted;
     out["best_point"] = r.best ? json::value(strat.space().to_json(r.best->first)) : json::value(nullptr);
+    out["summary"] = summary;
     if (a.json_progress)
     {
         write_stdout(json::serialize(out) + "\n");
         return 0;
     }
-    std::string s = "offline " + a.strategy + " seed " + std::to_string(a.seed) + " on " +
-                    cache.file().string() + " (" + std::to_string(cache.size()) +
-                    " cached points): " + std::to_string(r.evaluated) + " evaluated, " +
-                    std::to_string(r.unknown) + " not in the cache (told +inf)" +
-                    (r.exhausted ? ", space exhausted" : "") + "\n";
+    std::string text = "offline replay of measurements taken on " + device_name +
+                       " (no GPU used): " + cache.file().string() + ", " + std::to_string(cache.size()) +
+                       " measured points\n" + a.strategy + " seed " + std::to_string(a.seed) + ": " +
+                       std::to_string(r.asked) + " evaluations, " + std::to_string(r.evaluated) +
+                       " with a measurement";
+    if (r.pruned > 0)
+        text += ", " + std::to_string(r.pruned) + " pruned after compile (not counted, as on the GPU)";
+    if (r.unknown > 0)
+        text += ", " + std::to_string(r.unknown) +
+                " without one (told +inf like a failed point; first at evaluation " +
+                std::to_string(*r.first_unknown_at) + ": a GPU run would have measured them)";
+    text += (r.exhausted ? ", space exhausted" : "") + std::string("\n");
     if (r.best)
-        s += "best " + fmt("%.2f us", r.best->second) + " at evaluation " +
-             std::to_string(*r.curve.time_to_best()) + ": " + strat.space().describe(r.best->first) + "\n";
+    {
+        text += "best " + fmt("%.2f us", r.best->second) + " at evaluation " +
+                std::to_string(*r.curve.time_to_best()) + ": " + strat.space().describe(r.best->first) + "\n";
+        text += baseline_case_table(summary, w, true);
+        if (!context)
+            text += "(no " + autotune::evaluation_cache::context_file_of(cache.file()).filename().string() +
+                    " beside the cache: the reference, initial and vendor columns need a tune with this "
+                    "version)\n";
+    }
     else
-        s += "no valid point\n";
-    write_stdout(s);
+        text += "no valid point\n";
+    write_stdout(text);
     return 0;
 }
 

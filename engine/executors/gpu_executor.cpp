@@ -47,19 +47,6 @@ json::object candidate_json(const evaluate_request& req)
 
 }  // namespace
 
-std::string worker_error_text(const json::object& resp)
-{
-    std::string kind = "error", message;
-    if (auto* e = resp.if_contains("error"); e && e->is_object())
-    {
-        if (auto* k = e->as_object().if_contains("kind"); k && k->is_string())
-            kind = std::string(k->get_string());
-        if (auto* m = e->as_object().if_contains("message"); m && m->is_string())
-            message = std::string(m->get_string());
-    }
-    return kind + ": " + message;
-}
-
 json::object evaluate_message(const evaluate_request& req)
 {
     json::object msg;

@@ -1,7 +1,8 @@
 #pragma once
 
-// The one-line text of a worker's ok:false response (docs/worker-protocol.md), shared by the GPU
-// executor and the profiler's single-shot worker.
+// A worker's ok:false response (docs/worker-protocol.md: {"ok": false, "error": {"kind",
+// "message"}}) read once, for the GPU executor, the worker process's hello and the profiler's
+// single-shot worker.
 
 #include <boost/json/object.hpp>
 
@@ -10,7 +11,19 @@
 namespace warpsmith
 {
 
-/// "kind: message" of an ok:false response ("error: " when the fields are missing).
+struct worker_refusal
+{
+    std::string kind = "error";  ///< "error" when the response names none.
+    std::string message;
+
+    /// "kind: message".
+    std::string text() const { return kind + ": " + message; }
+};
+
+/// The error of an ok:false response; missing or mistyped fields keep their defaults.
+worker_refusal worker_refusal_of(const boost::json::object& resp);
+
+/// worker_refusal_of(resp).text().
 std::string worker_error_text(const boost::json::object& resp);
 
 }  // namespace warpsmith

@@ -1,6 +1,7 @@
 #include "engine/executors/worker_process.hpp"
 
 #include "engine/executors/line_framer.hpp"
+#include "engine/executors/worker_error_text.hpp"
 #include "harness/compile/compile_sandbox.hpp"
 #include "harness/core/log.hpp"
 
@@ -526,16 +527,9 @@ asio::awaitable<json::object> worker_process::start(std::chrono::milliseconds de
     json::object resp = co_await d.request(std::move(hello_req), deadline);
     if (!resp.at("ok").as_bool())
     {
-        std::string kind = "error", message;
-        if (auto* e = resp.if_contains("error"); e && e->is_object())
-        {
-            if (auto* k = e->as_object().if_contains("kind"); k && k->is_string())
-                kind = std::string(k->get_string());
-            if (auto* m = e->as_object().if_contains("message"); m && m->is_string())
-                message = std::string(m->get_string());
-        }
+        const worker_refusal why = worker_refusal_of(resp);
         co_await stop(2s);
-        throw user_error(d.label + ": worker refused to start (" + kind + "): " + message);
+        throw user_error(d.label + ": worker refused to start (" + why.kind + "): " + why.message);
     }
     d.hello = resp;
     co_return resp;

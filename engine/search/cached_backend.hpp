@@ -56,6 +56,13 @@ public:
 
     /// The summary's "eval_cache": {"enabled", "files", "hits", "misses", "stored"}.
     boost::json::object stats() const;
+    /// The cache of GPU gpu's device; null without a cache (or before start).
+    autotune::evaluation_cache* cache_of(int gpu) const
+    {
+        return gpu >= 0 && gpu < static_cast<int>(caches_.size())
+                   ? caches_[static_cast<std::size_t>(gpu)].get()
+                   : nullptr;
+    }
 
 private:
     evaluation_backend& inner_;

@@ -375,7 +375,8 @@ BOOST_AUTO_TEST_CASE(offline_replay_from_the_cache_follows_the_online_tune)
         }
     }
     // Offline: the same strategy and seed, scores from the cache only. Points pruned online are
-    // not in the cache; the replay tells them +inf, as the online tune did.
+    // not in the cache; the replay compiles them, tells them +inf and does not count them, as the
+    // online tune did.
     autotune_strategy s(w, options("anneal", 23, 25));
     s.prepare(test::h200_device());
     autotune::evaluation_cache cache(w, test::h200_device(), timing, dir.path());
@@ -391,9 +392,79 @@ BOOST_AUTO_TEST_CASE(offline_replay_from_the_cache_follows_the_online_tune)
             offline.push_back(s.space().defines(p));
             return hit->valid ? *hit->score_us : autotune::infeasible_score;
         },
-        25);
+        25,
+        1,
+        [&](const autotune::point& p)
+        { return !s.judge_compiled(p, fake_compile(s.compile_request_for(p))).ok(); });
     BOOST_TEST(r.evaluated == 25u);
+    BOOST_TEST(r.unknown == 0u);
+    BOOST_TEST(r.pruned > 0u);
     BOOST_TEST((offline == online));
+}
+
+BOOST_AUTO_TEST_CASE(scores_reach_the_optimizer_in_ask_order_whatever_order_evaluations_finish)
+{
+    // Four branches per iteration (barrier mode): evaluations finish in any order, yet the points
+    // proposed next are the same, and so is the offline replay of the cache (batches of four).
+    const auto w = test::vscale_workload();
+    const auto timing = boost::json::object{{"mode", "cold"}};
+    test::temp_dir dir;
+    auto tune = [&](const std::vector<int>& finish_order, bool store)
+    {
+        autotune_strategy s(w, options("anneal", 7, 40));
+        autotune::evaluation_cache cache(w, test::h200_device(), timing, dir.path());
+        test::fake_services services(fake_compile);
+        std::vector<defines_map> proposed;
+        int n = 0;
+        for (int iteration = 0; iteration < 10; ++iteration)
+        {
+            std::vector<proposal> batch;
+            for (int b = 0; b < 4; ++b)
+            {
+                auto p = test::run_coro(s.propose(context(&services)));
+                BOOST_TEST_REQUIRE(p.has_value());
+                proposed.push_back(p->cand.defines);
+                batch.push_back(std::move(*p));
+            }
+            for (int k : finish_order)
+            {
+                const double t = vscale_time(batch[static_cast<std::size_t>(k)].cand.defines);
+                if (store)
+                    cache.store(autotune::make_cache_entry(cache.key(batch[static_cast<std::size_t>(k)].cand),
+                                                           batch[static_cast<std::size_t>(k)].cand,
+                                                           test::fake_result(w, t),
+                                                           "c",
+                                                           "run-001"));
+                s.observe(evaluated(batch[static_cast<std::size_t>(k)], ++n, t));
+            }
+        }
+        return proposed;
+    };
+    const auto in_order = tune({0, 1, 2, 3}, true);
+    BOOST_TEST((tune({2, 0, 3, 1}, false) == in_order));
+    BOOST_TEST((tune({3, 2, 1, 0}, false) == in_order));
+
+    autotune_strategy s(w, options("anneal", 7, 40));
+    s.prepare(test::h200_device());
+    autotune::evaluation_cache cache(w, test::h200_device(), timing, dir.path());
+    std::vector<defines_map> offline;
+    const auto r = autotune::replay_offline(
+        s.optimizer(),
+        [&](const autotune::point& p) -> std::optional<double>
+        {
+            const auto hit = cache.lookup(cache.key(s.candidate_for(p)));
+            if (!hit)
+                return std::nullopt;
+            offline.push_back(s.space().defines(p));
+            return hit->valid ? *hit->score_us : autotune::infeasible_score;
+        },
+        40,
+        4,
+        [&](const autotune::point& p)
+        { return !s.judge_compiled(p, fake_compile(s.compile_request_for(p))).ok(); });
+    BOOST_TEST(r.unknown == 0u);
+    BOOST_TEST(r.evaluated == 40u);
+    BOOST_TEST((offline == in_order));
 }
 
 BOOST_AUTO_TEST_CASE(wall_time_budget_advances_the_schedule)

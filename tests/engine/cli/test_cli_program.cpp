@@ -79,7 +79,9 @@ BOOST_AUTO_TEST_CASE(version_help_and_bad_flags)
                                   (source_dir() / "bench/workloads/sgemm/h200-eval-cache").string()},
                                  cwd.path());
     BOOST_TEST(bundled.rc == 0, bundled.err);
-    BOOST_TEST(bundled.out.find("offline random") != std::string::npos, bundled.out);
+    BOOST_TEST(bundled.out.find("offline replay of measurements taken on NVIDIA") != std::string::npos,
+               bundled.out);
+    BOOST_TEST(bundled.out.find("random seed 1: 2 evaluations") != std::string::npos, bundled.out);
 
     auto missing = run_warpsmith({"eval", "no-such-workload", "--kernel", "k.cu"}, cwd.path());
     BOOST_TEST(missing.rc == 2);
@@ -226,6 +228,47 @@ BOOST_AUTO_TEST_CASE(eval_writes_results_and_requests_that_run_replays)
     BOOST_TEST(fs::exists(cwd.path() / "results" / "eval-002" / "result.json"));
 }
 
+BOOST_AUTO_TEST_CASE(eval_and_a_search_share_compile_cache_entries)
+{
+    // One compile request per candidate (compile_request_for): a kernel evaluated with `eval` is
+    // not compiled again when a search proposes it, and the two name the same cache key. (The
+    // search compiles in process here: with --worker fake_worker its compile workers would be the
+    // fake, whose outputs are not NVRTC's; real compile workers run the same nvrtc_compiler.)
+    temp_dir cwd;
+    const fs::path cache = cwd.path() / "compile-cache";
+    ::setenv("WARPSMITH_CACHE_DIR", cache.c_str(), 1);
+    auto ev = run_warpsmith({"eval", vadd(), "--kernel", vadd("vec4.cu"), "--worker", fake()}, cwd.path());
+    BOOST_TEST(ev.rc == 0, ev.err);
+    const json::value eval_doc = read_json_file(cwd.path() / "results" / "eval-001" / "result.json");
+    const std::string eval_key(eval_doc.at("compile").at("key").as_string());
+    BOOST_TEST(!eval_key.empty());
+
+    const fs::path candidates = cwd.path() / "candidates";
+    fs::create_directories(candidates);
+    fs::copy_file(vadd("vec4.cu"), candidates / "vec4.cu");
+    auto opt = run_warpsmith({"optimize",
+                              "--workload",
+                              vadd(),
+                              "--provider",
+                              "scripted",
+                              "--candidates",
+                              candidates.string(),
+                              "--worker",
+                              fake(),
+                              "--gpus",
+                              "0",
+                              "--confirm-top",
+                              "0",
+                              "--in-process-compile"},
+                             cwd.path());
+    ::unsetenv("WARPSMITH_CACHE_DIR");
+    BOOST_TEST(opt.rc == 0, opt.err);
+    const json::value search_doc =
+        read_json_file(cwd.path() / "results" / "run-001" / "candidates" / "c0001" / "result.json");
+    BOOST_TEST(search_doc.at("compile").at("key").as_string() == eval_key);
+    BOOST_TEST(search_doc.at("compile").at("cache_hit").as_bool());
+}
+
 BOOST_AUTO_TEST_CASE(eval_exits_1_for_invalid_kernels)
 {
     temp_dir cwd;
@@ -291,8 +334,14 @@ BOOST_AUTO_TEST_CASE(the_demo_replays_the_h200_evaluations_without_a_gpu)
                             cache.string()},
                            cwd.path());
     BOOST_TEST(r.rc == 0, r.err);
-    BOOST_TEST((r.out + r.err).find("(80 cached points): 80 evaluated") != std::string::npos, r.out + r.err);
-    BOOST_TEST((r.out + r.err).find("best ") != std::string::npos, r.out + r.err);
+    // Honest about what it replays: the device, the evaluations the budget allowed, and how many
+    // of them the cache could score; then the per-case table of a GPU run.
+    BOOST_TEST(r.out.find("offline replay of measurements taken on NVIDIA H200") != std::string::npos, r.out);
+    BOOST_TEST(r.out.find("anneal seed 1: 80 evaluations, ") != std::string::npos, r.out);
+    BOOST_TEST(r.out.find("best ") != std::string::npos, r.out);
+    BOOST_TEST(r.out.find("  geomean") != std::string::npos, r.out);
+    for (const char* c : {"4096x4096x4096", "4096x2048x1024", "2048x8192x512"})
+        BOOST_TEST(r.out.find("  " + std::string(c)) != std::string::npos, c);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
