@@ -404,7 +404,7 @@ asio::awaitable<gpu_evaluation> gpu_executor::evaluate(evaluate_request req)
     co_return out;
 }
 
-asio::awaitable<json::object> gpu_executor::time_interleaved(
+asio::awaitable<protocol::interleaved_result> gpu_executor::time_interleaved(
     std::vector<std::pair<std::string, evaluate_request>> entries, int rounds)
 {
     auto& d = *impl_;
@@ -448,9 +448,14 @@ asio::awaitable<json::object> gpu_executor::time_interleaved(
         co_await d.restart("a fault during time_interleaved");
     if (!resp.at("ok").as_bool())
         throw std::runtime_error(d.label + ": time_interleaved refused (" + worker_error_text(resp) + ")");
-    resp.erase("id");
-    resp.erase("ok");
-    co_return resp;
+    try
+    {
+        co_return protocol::interleaved_result::from_json(resp);
+    }
+    catch (const protocol::format_error& e)
+    {
+        throw std::runtime_error(d.label + ": a malformed time_interleaved answer: " + e.what());
+    }
 }
 
 asio::awaitable<json::object> gpu_executor::device_info(bool measure)

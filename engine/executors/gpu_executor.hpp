@@ -11,6 +11,7 @@
 #include "engine/executors/worker_launch.hpp"
 #include "harness/core/defaults.hpp"
 #include "harness/protocol/evaluation_result.hpp"
+#include "harness/protocol/interleaved_result.hpp"
 #include "harness/protocol/timing_options.hpp"
 #include "harness/workload/candidate.hpp"
 #include "harness/workload/workload.hpp"
@@ -127,9 +128,10 @@ public:
     /// in FIFO order, one at a time (docs/executors.md).
     boost::asio::awaitable<gpu_evaluation> evaluate(evaluate_request req);
     /// Final confirmation (protocol op time_interleaved). entries: key -> (candidate, cubin); the
-    /// timing options of the first entry apply. Returns {"timings": {key: {case: stats}}}. A worker
-    /// that dies during it is restarted, then this throws.
-    boost::asio::awaitable<boost::json::object> time_interleaved(
+    /// timing options of the first entry apply. Returns the typed answer (timings per key and case,
+    /// invalid entries). A worker that dies during it is restarted, then this throws; so does an
+    /// answer that does not have the protocol's shape (naming the field).
+    boost::asio::awaitable<protocol::interleaved_result> time_interleaved(
         std::vector<std::pair<std::string, evaluate_request>> entries, int rounds);
     boost::asio::awaitable<boost::json::object> device_info(bool measure);
     /// Times a vendor baseline on this GPU's resident cases (protocol op baseline). Never throws

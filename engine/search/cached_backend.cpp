@@ -71,7 +71,7 @@ asio::awaitable<gpu_evaluation> cached_backend::evaluate(int gpu, evaluate_reque
     co_return ev;
 }
 
-asio::awaitable<json::object> cached_backend::time_interleaved(
+asio::awaitable<protocol::interleaved_result> cached_backend::time_interleaved(
     int gpu, std::vector<std::pair<std::string, evaluate_request>> entries, int rounds)
 {
     co_return co_await inner_.time_interleaved(gpu, std::move(entries), rounds);

@@ -49,8 +49,8 @@ public:
     /// Supports terminal cancellation.
     virtual boost::asio::awaitable<gpu_evaluation> evaluate(int gpu, evaluate_request request) = 0;
     /// The final confirmation: entries (key -> compiled candidate) timed interleaved on one GPU.
-    /// Returns {"timings": {key: {case: timing}}} as in the worker protocol's time_interleaved.
-    virtual boost::asio::awaitable<boost::json::object> time_interleaved(
+    /// Returns the worker protocol's time_interleaved answer (timings per key and case, invalid entries).
+    virtual boost::asio::awaitable<protocol::interleaved_result> time_interleaved(
         int gpu, std::vector<std::pair<std::string, evaluate_request>> entries, int rounds) = 0;
     /// Times a vendor baseline the workload declares (worker protocol `baseline`, e.g. cuBLAS SGEMM
     /// in FP32 or TF32) on one GPU with the same protocol as candidates. One that cannot be timed

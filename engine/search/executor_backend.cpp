@@ -87,7 +87,7 @@ asio::awaitable<gpu_evaluation> executor_backend::evaluate(int gpu, evaluate_req
     co_return co_await gpus_.at(gpu)->evaluate(std::move(request));
 }
 
-asio::awaitable<json::object> executor_backend::time_interleaved(
+asio::awaitable<protocol::interleaved_result> executor_backend::time_interleaved(
     int gpu, std::vector<std::pair<std::string, evaluate_request>> entries, int rounds)
 {
     co_return co_await gpus_.at(gpu)->time_interleaved(std::move(entries), rounds);

@@ -40,7 +40,7 @@ public:
     boost::asio::awaitable<void> start(const workload& w, std::uint64_t hidden_seed) override;
     boost::asio::awaitable<compile_output> compile(compile_request request) override;
     boost::asio::awaitable<gpu_evaluation> evaluate(int gpu, evaluate_request request) override;
-    boost::asio::awaitable<boost::json::object> time_interleaved(
+    boost::asio::awaitable<protocol::interleaved_result> time_interleaved(
         int gpu, std::vector<std::pair<std::string, evaluate_request>> entries, int rounds) override;
     boost::asio::awaitable<baseline_outcome> baseline(int gpu, baseline_request request) override;
     boost::asio::awaitable<profile_outcome> profile(int gpu,

@@ -1,6 +1,5 @@
 #include "engine/search/scoring.hpp"
 
-#include "harness/core/json_number.hpp"
 #include "harness/timing/timing_stats.hpp"
 
 #include <algorithm>
@@ -90,27 +89,17 @@ std::string confirmation_failure::text() const
 namespace
 {
 
-/// The "invalid" object of a time_interleaved response, by key.
-std::map<std::string, confirmation_failure> invalid_entries(const json::object& response)
+/// The entries time_interleaved found invalid, by key, with a message in every one.
+std::map<std::string, confirmation_failure> invalid_entries(const protocol::interleaved_result& response)
 {
     std::map<std::string, confirmation_failure> out;
-    const auto* inv = response.if_contains("invalid");
-    if (!inv || !inv->is_object())
-        return out;
-    for (const auto& kv : inv->get_object())
+    for (const auto& [key, report] : response.invalid)
     {
         confirmation_failure f;
-        f.key = std::string(kv.key());
-        f.kind = "invalid";
-        if (const auto* o = kv.value().if_object())
-        {
-            if (const auto* k = o->if_contains("kind"); k && k->is_string() && !k->get_string().empty())
-                f.kind = std::string(k->get_string());
-            if (const auto* c = o->if_contains("case"); c && c->is_string())
-                f.case_name = std::string(c->get_string());
-            if (const auto* m = o->if_contains("message"); m && m->is_string())
-                f.message = std::string(m->get_string());
-        }
+        f.key = key;
+        f.kind = report.kind.empty() ? "invalid" : report.kind;
+        f.case_name = report.case_name;
+        f.message = report.message;
         if (f.message.empty())
             f.message = "the interleaved confirmation found " + f.key + " invalid (" + f.kind + ")";
         out.emplace(f.key, std::move(f));
@@ -120,7 +109,7 @@ std::map<std::string, confirmation_failure> invalid_entries(const json::object& 
 
 }  // namespace
 
-confirmation_decision decide_confirmation(const json::object& response,
+confirmation_decision decide_confirmation(const protocol::interleaved_result& response,
                                           const std::vector<confirmation_input>& inputs)
 {
     confirmation_decision d;
@@ -128,21 +117,17 @@ confirmation_decision decide_confirmation(const json::object& response,
     for (const auto& in : inputs)
         if (auto it = invalid.find(in.key); it != invalid.end())
             d.invalid.push_back(it->second);
-    const auto* timings = response.if_contains("timings");
-    if (!timings || !timings->is_object())
-        return d;
     auto medians_of = [&](const std::string& key)
     {
         case_medians m;
         if (invalid.count(key))
             return m;
-        const auto* e = timings->get_object().if_contains(key);
-        if (!e || !e->is_object())
+        const auto e = response.timings.find(key);
+        if (e == response.timings.end())
             return m;
-        for (const auto& kv : e->get_object())
-            if (kv.value().is_object())
-                if (auto x = json_number(kv.value().get_object(), "median_us"); x && positive_finite(*x))
-                    m[std::string(kv.key())] = *x;
+        for (const auto& [name, timing] : e->second)
+            if (auto x = timing.median_us(); x && positive_finite(*x))
+                m[name] = *x;
         return m;
     };
     const auto reference = medians_of("reference");

@@ -15,6 +15,7 @@
 //    others; SPEC §3 "Trust rules"). Several attempts and the winner policy: confirmation.hpp.
 
 #include "agents/strategy.hpp"
+#include "harness/protocol/interleaved_result.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -88,12 +89,11 @@ struct confirmation_decision
     boost::json::object to_json() const;
 };
 
-/// Decides on the response of time_interleaved ({"timings": {key: {case: {median_us, ...}}},
-/// "invalid": {key: {"kind", "case", "message"}}}). An entry listed in "invalid" is never scored and
-/// never wins, whatever timings it has (they may be partial); its failure is in `invalid`. Reference
-/// medians of an invalid reference are not used (speedups are then 0). Entries whose timings are
-/// missing are left out. A response without "invalid" (older workers) invalidates nothing.
-confirmation_decision decide_confirmation(const boost::json::object& response,
+/// Decides on the answer of time_interleaved (protocol::interleaved_result). An entry listed as
+/// invalid is never scored and never wins, whatever timings it has (they may be partial); its
+/// failure is in `invalid`. Reference medians of an invalid reference are not used (speedups are
+/// then 0). Entries whose timings are missing are left out.
+confirmation_decision decide_confirmation(const protocol::interleaved_result& response,
                                           const std::vector<confirmation_input>& inputs);
 
 }  // namespace warpsmith

@@ -386,7 +386,7 @@ asio::awaitable<baseline_outcome> simulated_backend::baseline(int gpu, baseline_
     co_return out;
 }
 
-asio::awaitable<json::object> simulated_backend::time_interleaved(
+asio::awaitable<protocol::interleaved_result> simulated_backend::time_interleaved(
     int gpu, std::vector<std::pair<std::string, evaluate_request>> entries, int rounds)
 {
     auto& slot = *gpu_slots_.at(gpu);
@@ -440,7 +440,8 @@ asio::awaitable<json::object> simulated_backend::time_interleaved(
                 per_case[c.name] = timing_for(median, t).to_json();
         timings[key] = std::move(per_case);
     }
-    co_return json::object{{"timings", std::move(timings)}, {"invalid", std::move(invalid)}};
+    co_return protocol::interleaved_result::from_json(
+        json::object{{"timings", std::move(timings)}, {"invalid", std::move(invalid)}});
 }
 
 std::string simulated_backend::compile_label(const std::string& source)

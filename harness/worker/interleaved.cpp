@@ -1,6 +1,7 @@
 #include "harness/worker/interleaved.hpp"
 
 #include "harness/cuda/cuda_error.hpp"
+#include "harness/protocol/interleaved_result.hpp"
 #include "harness/timing/timing_stats.hpp"
 #include "harness/worker/candidate_loader.hpp"
 #include "harness/worker/evaluator.hpp"
@@ -106,11 +107,12 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
     // the harness's memory unchecked, so the worker reloads it (restart) rather than trust it.
     const auto confirm = [&]() -> json::object
     {
-        json::object timings;
-        json::object invalid;
+        protocol::interleaved_result answer;
+        auto& timings = answer.timings;
+        auto& invalid = answer.invalid;
         for (const entry& e : entries)
-            timings[e.key] = json::object{};
-        const auto is_invalid = [&](const entry& e) { return invalid.contains(e.key); };
+            timings[e.key];
+        const auto is_invalid = [&](const entry& e) { return invalid.count(e.key) != 0; };
         for (case_data& c : store.cases())
         {
             if (!c.is_performance())
@@ -228,7 +230,7 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
                         "interleaved confirmation, launch " + std::to_string(p.occurrence + 1) + " of " +
                             std::to_string(rounds) + " of '" + e.key + "'");
                     if (!r.passed && r.fail)
-                        invalid[e.key] = r.fail->to_json();
+                        invalid[e.key] = *r.fail;
                 }
                 pending.clear();
                 start = j;
@@ -239,11 +241,12 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
                 entry& e = entries[i];
                 if (is_invalid(e))
                     continue;
-                timing_stats stats_value = timing_stats::from_samples(e.samples);
-                json::object stats = stats_value.to_json().as_object();
-                stats["mode"] = to_string(timing.mode);
-                stats["warmup"] = k_warmup_per_entry;
-                stats["checked_launches"] = static_cast<int>(e.checked.size());
+                protocol::timing_report stats;
+                stats.stats = timing_stats::from_samples(e.samples);
+                const timing_stats& stats_value = *stats.stats;
+                stats.mode = timing.mode;
+                stats.warmup = k_warmup_per_entry;
+                stats.checked_launches = static_cast<int>(e.checked.size());
                 // The wall-clock cross-check, re-measured once before it invalidates (timer.hpp).
                 const double limit = timer::wall_limit_us(stats_value.median_us);
                 double wall = t.wall_check(c, work[i], timing.mode);
@@ -252,9 +255,9 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
                 {
                     first = wall;
                     wall = t.wall_check(c, work[i], timing.mode);
-                    stats["wall_us_first"] = first;
+                    stats.wall_us_first = first;
                 }
-                stats["wall_us_per_launch"] = wall;
+                stats.wall_us_per_launch = wall;
                 if (wall > limit)
                 {
                     invalid[e.key] =
@@ -265,11 +268,10 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
                                     " us per launch (with cuCtxSynchronize) but the events only " +
                                     std::to_string(stats_value.median_us) +
                                     " us (limit 1.5 x events + 50 us): the events cannot account for the "
-                                    "kernel's work"}
-                            .to_json();
+                                    "kernel's work"};
                     continue;
                 }
-                timings[e.key].as_object()[c.name()] = std::move(stats);
+                timings[e.key][c.name()] = std::move(stats);
             }
         }
         // Back to rest: only the working buffers, which the confirmation used (and checked); a memo
@@ -282,15 +284,10 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
         // otherwise the confirmation is void, as when the seal breaks.
         if (const std::string damage = store.take_unchecked_guard_damage(s); !damage.empty())
         {
-            const bool caught =
-                std::any_of(invalid.begin(),
-                            invalid.end(),
-                            [](const auto& kv)
-                            {
-                                const json::value* kind = kv.value().as_object().if_contains("kind");
-                                return kind && kind->is_string() &&
-                                       kind->get_string() == failure_kind::out_of_bounds_write;
-                            });
+            const bool caught = std::any_of(invalid.begin(),
+                                            invalid.end(),
+                                            [](const auto& kv)
+                                            { return kv.second.kind == failure_kind::out_of_bounds_write; });
             if (!caught)
                 throw request_error(
                     error_kind::internal,
@@ -306,7 +303,7 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
                                 "time_interleaved: an entry wrote outside its buffers, into " + broken +
                                     "; the worker restarts to reload the workload",
                                 true);
-        return json::object{{"timings", std::move(timings)}, {"invalid", std::move(invalid)}};
+        return answer.to_json();
     };
     try
     {

@@ -68,7 +68,7 @@ public:
         co_return ev;
     }
 
-    boost::asio::awaitable<boost::json::object> time_interleaved(
+    boost::asio::awaitable<protocol::interleaved_result> time_interleaved(
         int, std::vector<std::pair<std::string, evaluate_request>> entries, int) override
     {
         boost::json::object timings;
@@ -77,7 +77,8 @@ public:
             const double t = key == "reference" ? 40.0 : vscale_time(req.cand.defines);
             timings[key] = boost::json::object{{"big", boost::json::object{{"median_us", t}}}};
         }
-        co_return boost::json::object{{"timings", std::move(timings)}};
+        co_return protocol::interleaved_result::from_json(
+            boost::json::object{{"timings", std::move(timings)}});
     }
 
     boost::asio::awaitable<void> stop() override { co_return; }

@@ -5,6 +5,7 @@
 
 #include "engine/search/confirmation.hpp"
 #include "engine/search/scoring.hpp"
+#include "harness/protocol/json_read.hpp"
 #include "tests/engine/search/engine_test_support.hpp"
 
 using namespace warpsmith;
@@ -21,12 +22,18 @@ json::object timing(double median)
 }
 
 /// {"timings": {key: {"big": {median}}}} with every key at its median, and "invalid" as given.
-json::object response(const std::map<std::string, double>& medians, json::object invalid = {})
+json::object response_json(const std::map<std::string, double>& medians, json::object invalid = {})
 {
     json::object t;
     for (const auto& [k, m] : medians)
         t[k] = json::object{{"big", timing(m)}};
     return json::object{{"timings", std::move(t)}, {"invalid", std::move(invalid)}};
+}
+
+/// A time_interleaved answer as the GPU executor hands it on: read at the boundary.
+protocol::interleaved_result response(const std::map<std::string, double>& medians, json::object invalid = {})
+{
+    return protocol::interleaved_result::from_json(response_json(medians, std::move(invalid)));
 }
 
 json::object failure(const std::string& kind)
@@ -97,19 +104,42 @@ BOOST_AUTO_TEST_CASE(an_invalid_reference_gives_no_speedups_and_a_response_witho
     BOOST_TEST(*d.winner == "c1");
     BOOST_TEST(d.entries.at(0).speedup_vs_reference == 0.0);
 
-    json::object old = response({{"reference", 200}, {"c1", 100}});
+    json::object old = response_json({{"reference", 200}, {"c1", 100}});
     old.erase("invalid");
-    const auto d2 = decide_confirmation(old, inputs({"c1"}, false));
+    const auto d2 = decide_confirmation(protocol::interleaved_result::from_json(old), inputs({"c1"}, false));
     BOOST_TEST(d2.invalid.empty());
     BOOST_TEST(d2.entries.at(0).speedup_vs_reference == 2.0, boost::test_tools::tolerance(1e-12));
 
-    // A malformed entry of "invalid" still invalidates, with a generic kind and message.
-    const auto d3 =
-        decide_confirmation(response({{"reference", 200}, {"c1", 100}}, {{"c1", 17}}), inputs({"c1"}, false));
+    // An invalid entry without kind or message still invalidates, with a generic kind and message.
+    const auto d3 = decide_confirmation(response({{"reference", 200}, {"c1", 100}}, {{"c1", json::object{}}}),
+                                        inputs({"c1"}, false));
     BOOST_TEST(!d3.winner.has_value());
     BOOST_REQUIRE_EQUAL(d3.invalid.size(), 1u);
     BOOST_TEST(d3.invalid[0].kind == "invalid");
     BOOST_TEST(!d3.invalid[0].message.empty());
+
+    // A malformed answer never reaches the decision: it is refused at the boundary, naming the
+    // field (the executor then reports the confirmation as failed, and the winner is unconfirmed).
+    auto refused = [](const json::object& answer, const std::string& where)
+    {
+        try
+        {
+            (void)protocol::interleaved_result::from_json(answer);
+            BOOST_FAIL("accepted a malformed answer");
+        }
+        catch (const protocol::format_error& e)
+        {
+            BOOST_TEST(std::string(e.what()).find(where) != std::string::npos, e.what());
+        }
+    };
+    refused(response_json({{"c1", 100}}, {{"c1", 17}}), "time_interleaved.invalid.c1");
+    json::object bad_median = response_json({{"c1", 100}});
+    bad_median["timings"].as_object()["c1"].as_object()["big"].as_object()["median_us"] = "fast";
+    refused(bad_median, "time_interleaved.timings.c1.big.median_us");
+
+    // The typed answer round-trips through its JSON.
+    const auto typed = response({{"reference", 200}, {"c1", 100}}, {{"c2", failure("input_mutated")}});
+    BOOST_TEST((protocol::interleaved_result::from_json(typed.to_json()) == typed));
 }
 
 BOOST_AUTO_TEST_CASE(planner_confirms_the_next_best_only_when_no_candidate_survived)

@@ -85,7 +85,7 @@ BOOST_AUTO_TEST_CASE(confirmation_decides_on_interleaved_numbers)
     json::object response{{"timings", timings}};
     std::vector<confirmation_input> in{
         {"reference", false, 200.0}, {"initial", true, 100.0}, {"c0001", true, 50.0}, {"c0002", true, 55.0}};
-    const auto d = decide_confirmation(response, in);
+    const auto d = decide_confirmation(protocol::interleaved_result::from_json(response), in);
     BOOST_REQUIRE(d.winner.has_value());
     BOOST_TEST(*d.winner == "c0002");  // c0001 won the search, c0002 the confirmation
     BOOST_REQUIRE_EQUAL(d.entries.size(), 4u);
@@ -103,7 +103,8 @@ BOOST_AUTO_TEST_CASE(the_reference_never_wins_a_confirmation)
     json::object response{{"timings",
                            json::object{{"reference", json::object{{"a", timing(10)}}},
                                         {"c0001", json::object{{"a", timing(20)}}}}}};
-    const auto d = decide_confirmation(response, {{"reference", false, 10.0}, {"c0001", true, 20.0}});
+    const auto d = decide_confirmation(protocol::interleaved_result::from_json(response),
+                                       {{"reference", false, 10.0}, {"c0001", true, 20.0}});
     BOOST_TEST(*d.winner == "c0001");
     BOOST_TEST(d.entries[0].key == "reference");
 }
