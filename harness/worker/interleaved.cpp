@@ -1,7 +1,6 @@
 #include "harness/worker/interleaved.hpp"
 
 #include "harness/cuda/cuda_error.hpp"
-#include "harness/protocol/interleaved_result.hpp"
 #include "harness/timing/timing_stats.hpp"
 #include "harness/worker/candidate_loader.hpp"
 #include "harness/worker/evaluator.hpp"
@@ -107,12 +106,11 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
     // the harness's memory unchecked, so the worker reloads it (restart) rather than trust it.
     const auto confirm = [&]() -> json::object
     {
-        protocol::interleaved_result answer;
-        auto& timings = answer.timings;
-        auto& invalid = answer.invalid;
+        json::object timings;
+        json::object invalid;
         for (const entry& e : entries)
-            timings[e.key];
-        const auto is_invalid = [&](const entry& e) { return invalid.count(e.key) != 0; };
+            timings[e.key] = json::object{};
+        const auto is_invalid = [&](const entry& e) { return invalid.contains(e.key); };
         for (case_data& c : store.cases())
         {
             if (!c.is_performance())
@@ -230,7 +228,7 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
                         "interleaved confirmation, launch " + std::to_string(p.occurrence + 1) + " of " +
                             std::to_string(rounds) + " of '" + e.key + "'");
                     if (!r.passed && r.fail)
-                        invalid[e.key] = *r.fail;
+                        invalid[e.key] = r.fail->to_json();
                 }
                 pending.clear();
                 start = j;
@@ -241,12 +239,11 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
                 entry& e = entries[i];
                 if (is_invalid(e))
                     continue;
-                protocol::timing_report stats;
-                stats.stats = timing_stats::from_samples(e.samples);
-                const timing_stats& stats_value = *stats.stats;
-                stats.mode = timing.mode;
-                stats.warmup = k_warmup_per_entry;
-                stats.checked_launches = static_cast<int>(e.checked.size());
+                timing_stats stats_value = timing_stats::from_samples(e.samples);
+                json::object stats = stats_value.to_json().as_object();
+                stats["mode"] = to_string(timing.mode);
+                stats["warmup"] = k_warmup_per_entry;
+                stats["checked_launches"] = static_cast<int>(e.checked.size());
                 // The wall-clock cross-check, re-measured once before it invalidates (timer.hpp).
                 const double limit = timer::wall_limit_us(stats_value.median_us);
                 double wall = t.wall_check(c, work[i], timing.mode);
@@ -255,9 +252,9 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
                 {
                     first = wall;
                     wall = t.wall_check(c, work[i], timing.mode);
-                    stats.wall_us_first = first;
+                    stats["wall_us_first"] = first;
                 }
-                stats.wall_us_per_launch = wall;
+                stats["wall_us_per_launch"] = wall;
                 if (wall > limit)
                 {
                     invalid[e.key] =
@@ -268,10 +265,11 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
                                     " us per launch (with cuCtxSynchronize) but the events only " +
                                     std::to_string(stats_value.median_us) +
                                     " us (limit 1.5 x events + 50 us): the events cannot account for the "
-                                    "kernel's work"};
+                                    "kernel's work"}
+                            .to_json();
                     continue;
                 }
-                timings[e.key][c.name()] = std::move(stats);
+                timings[e.key].as_object()[c.name()] = std::move(stats);
             }
         }
         // Back to rest: only the working buffers, which the confirmation used (and checked); a memo
@@ -284,10 +282,15 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
         // otherwise the confirmation is void, as when the seal breaks.
         if (const std::string damage = store.take_unchecked_guard_damage(s); !damage.empty())
         {
-            const bool caught = std::any_of(invalid.begin(),
-                                            invalid.end(),
-                                            [](const auto& kv)
-                                            { return kv.second.kind == failure_kind::out_of_bounds_write; });
+            const bool caught =
+                std::any_of(invalid.begin(),
+                            invalid.end(),
+                            [](const auto& kv)
+                            {
+                                const json::value* kind = kv.value().as_object().if_contains("kind");
+                                return kind && kind->is_string() &&
+                                       kind->get_string() == failure_kind::out_of_bounds_write;
+                            });
             if (!caught)
                 throw request_error(
                     error_kind::internal,
@@ -303,7 +306,7 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
                                 "time_interleaved: an entry wrote outside its buffers, into " + broken +
                                     "; the worker restarts to reload the workload",
                                 true);
-        return answer.to_json();
+        return json::object{{"timings", std::move(timings)}, {"invalid", std::move(invalid)}};
     };
     try
     {
