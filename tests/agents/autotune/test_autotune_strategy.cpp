@@ -128,6 +128,31 @@ void check_candidate(const workload& w, const candidate& c)
     }
 }
 
+/// `s` (prepared) replayed offline against `cache` as `warpsmith tune --offline` does: scores from
+/// the cache, a point it lacks compiled (fake_compile) and judged as online; `offline` receives the
+/// points scored from the cache, in order.
+autotune::offline_result replay_from_cache(autotune_strategy& s,
+                                           autotune::evaluation_cache& cache,
+                                           std::size_t budget,
+                                           std::size_t batch,
+                                           std::vector<defines_map>& offline)
+{
+    return autotune::replay_offline(
+        s.optimizer(),
+        [&](const autotune::point& p) -> std::optional<double>
+        {
+            const auto hit = cache.lookup(cache.key(s.candidate_for(p)));
+            if (!hit)
+                return std::nullopt;
+            offline.push_back(s.space().defines(p));
+            return hit->valid ? *hit->score_us : autotune::infeasible_score;
+        },
+        budget,
+        batch,
+        [&](const autotune::point& p)
+        { return !s.judge_compiled(p, fake_compile(s.compile_request_for(p))).ok(); });
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(autotune_strategy_suite)
@@ -382,20 +407,7 @@ BOOST_AUTO_TEST_CASE(offline_replay_from_the_cache_follows_the_online_tune)
     autotune::evaluation_cache cache(w, test::h200_device(), timing, dir.path());
     BOOST_TEST(cache.size() == 25u);
     std::vector<defines_map> offline;
-    const auto r = autotune::replay_offline(
-        s.optimizer(),
-        [&](const autotune::point& p) -> std::optional<double>
-        {
-            const auto hit = cache.lookup(cache.key(s.candidate_for(p)));
-            if (!hit)
-                return std::nullopt;
-            offline.push_back(s.space().defines(p));
-            return hit->valid ? *hit->score_us : autotune::infeasible_score;
-        },
-        25,
-        1,
-        [&](const autotune::point& p)
-        { return !s.judge_compiled(p, fake_compile(s.compile_request_for(p))).ok(); });
+    const auto r = replay_from_cache(s, cache, 25, 1, offline);
     BOOST_TEST(r.evaluated == 25u);
     BOOST_TEST(r.unknown == 0u);
     BOOST_TEST(r.pruned > 0u);
@@ -448,20 +460,7 @@ BOOST_AUTO_TEST_CASE(scores_reach_the_optimizer_in_ask_order_whatever_order_eval
     s.prepare(test::h200_device());
     autotune::evaluation_cache cache(w, test::h200_device(), timing, dir.path());
     std::vector<defines_map> offline;
-    const auto r = autotune::replay_offline(
-        s.optimizer(),
-        [&](const autotune::point& p) -> std::optional<double>
-        {
-            const auto hit = cache.lookup(cache.key(s.candidate_for(p)));
-            if (!hit)
-                return std::nullopt;
-            offline.push_back(s.space().defines(p));
-            return hit->valid ? *hit->score_us : autotune::infeasible_score;
-        },
-        40,
-        4,
-        [&](const autotune::point& p)
-        { return !s.judge_compiled(p, fake_compile(s.compile_request_for(p))).ok(); });
+    const auto r = replay_from_cache(s, cache, 40, 4, offline);
     BOOST_TEST(r.unknown == 0u);
     BOOST_TEST(r.evaluated == 40u);
     BOOST_TEST((offline == in_order));

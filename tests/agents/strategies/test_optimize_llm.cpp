@@ -321,26 +321,28 @@ BOOST_AUTO_TEST_CASE(description_to_search_with_branches_in_parallel_then_replay
     server.stop();
 }
 
-/// The request bodies of the search's exchanges per branch, in the branch's order.
-std::map<int, std::vector<std::string>> requests_by_branch(const fs::path& run)
+/// The records of a run's search exchanges (llm/NNNN-bB-iI-....json; not the inference ones or
+/// usage.json), by file name: record-number order.
+std::vector<std::pair<std::string, json::object>> search_records(const fs::path& run)
 {
-    std::map<int, std::vector<std::pair<std::string, std::string>>> tmp;
+    std::vector<std::pair<std::string, json::object>> out;
     for (const auto& e : fs::directory_iterator(run / "llm"))
     {
         const auto name = e.path().filename().string();
-        if (name.find("-b") == std::string::npos)
-            continue;  // inference, usage.json
-        const auto rec = read_json_file(e.path()).as_object();
-        tmp[static_cast<int>(rec.at("branch").as_int64())].emplace_back(name,
-                                                                        json::serialize(rec.at("request")));
+        if (name.find("-b") != std::string::npos)
+            out.emplace_back(name, read_json_file(e.path()).as_object());
     }
+    std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    return out;
+}
+
+/// The request bodies of the search's exchanges per branch, in the branch's order.
+std::map<int, std::vector<std::string>> requests_by_branch(const fs::path& run)
+{
+    // Record numbers: a branch's exchanges are sequential.
     std::map<int, std::vector<std::string>> out;
-    for (auto& [b, v] : tmp)
-    {
-        std::sort(v.begin(), v.end());  // record numbers: the branch's exchanges are sequential
-        for (auto& [name, body] : v)
-            out[b].push_back(body);
-    }
+    for (const auto& [name, rec] : search_records(run))
+        out[static_cast<int>(rec.at("branch").as_int64())].push_back(json::serialize(rec.at("request")));
     return out;
 }
 
@@ -368,22 +370,12 @@ std::vector<std::string> proposal_order(const fs::path& run)
 /// a replay records them too), in record order.
 std::vector<std::string> profile_tool_results(const fs::path& run)
 {
-    std::vector<std::pair<std::string, std::string>> found;
-    for (const auto& e : fs::directory_iterator(run / "llm"))
-    {
-        const auto name = e.path().filename().string();
-        if (name.find("-b") == std::string::npos)
-            continue;
-        const auto rec = read_json_file(e.path()).as_object();
+    std::vector<std::string> out;
+    for (const auto& [name, rec] : search_records(run))
         if (const auto* results = rec.if_contains("tool_results"); results && results->is_array())
             for (const auto& r : results->as_array())
                 if (r.at("name") == "profile")
-                    found.emplace_back(name, std::string(r.at("output").as_string()));
-    }
-    std::sort(found.begin(), found.end());
-    std::vector<std::string> out;
-    for (auto& [name, text] : found)
-        out.push_back(std::move(text));
+                    out.emplace_back(r.at("output").as_string());
     return out;
 }
 
@@ -392,12 +384,8 @@ std::vector<std::string> profile_tool_results(const fs::path& run)
 std::vector<std::string> profile_answers_sent(const fs::path& run)
 {
     std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(run / "llm"))
+    for (const auto& [name, rec] : search_records(run))
     {
-        const auto name = e.path().filename().string();
-        if (name.find("-b") == std::string::npos)
-            continue;
-        const auto rec = read_json_file(e.path()).as_object();
         const auto* messages = rec.at("request").as_object().if_contains("messages");
         if (!messages)
             continue;
@@ -417,22 +405,14 @@ std::vector<std::string> profile_answers_sent(const fs::path& run)
     return out;
 }
 
-/// The conversation digests of a run's search exchanges, in record order.
+/// The conversation digests of a run's search exchanges, by branch, iteration and purpose (the
+/// record numbers differ when one run inferred its workload and the other did not).
 std::vector<std::string> request_digests(const fs::path& run)
 {
-    std::vector<std::pair<std::string, std::string>> found;
-    for (const auto& e : fs::directory_iterator(run / "llm"))
-    {
-        const auto name = e.path().filename().string();
-        if (name.find("-b") == std::string::npos)
-            continue;
-        const auto rec = read_json_file(e.path()).as_object();
-        found.emplace_back(name.substr(name.find("-b")), std::string(rec.at("request_digest").as_string()));
-    }
-    std::sort(found.begin(), found.end());
     std::vector<std::string> out;
-    for (auto& [name, digest] : found)
-        out.push_back(name + " " + digest);
+    for (const auto& [name, rec] : search_records(run))
+        out.push_back(name.substr(name.find("-b")) + " " + std::string(rec.at("request_digest").as_string()));
+    std::sort(out.begin(), out.end());
     return out;
 }
 
