@@ -2,8 +2,9 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/json/json_reader.hpp"
+#include "harness/workload/identifier.hpp"
 #include "harness/workload/input_generator.hpp"
-#include "harness/workload/json_fields.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -21,8 +22,6 @@ namespace warpsmith
 {
 
 namespace fs = std::filesystem;
-using detail::json_location;
-using detail::json_object_reader;
 
 namespace
 {
@@ -40,16 +39,11 @@ std::string quote(std::string_view s)
 }
 
 // Integral doubles are written as JSON integers ("-8", not "-8E0"); both read back the same.
-boost::json::value json_number(double v)
+boost::json::value compact_number(double v)
 {
     if (v == std::floor(v) && std::fabs(v) <= max_exact_integer && !(v == 0 && std::signbit(v)))
         return static_cast<std::int64_t>(v);
     return v;
-}
-
-std::string number_text(double v)
-{
-    return detail::number_text(v);
 }
 
 // The integer range of an integer dtype, as doubles for range checks (both ends are exact).
@@ -78,18 +72,18 @@ std::pair<double, double> integer_range(dtype t)
 
 void check_identifier(const std::string& name, const json_location& loc, std::string_view what)
 {
-    if (!detail::is_c_identifier(name))
+    if (!is_c_identifier(name))
         loc.fail(quote(name) + " is not a valid " + std::string(what) + " (a C identifier)");
-    if (detail::is_reserved_word(name))
+    if (is_reserved_word(name))
         loc.fail(quote(name) + " is a C++ keyword and cannot be a " + std::string(what));
 }
 
 expression parse_expression(const boost::json::value& v, const json_location& loc)
 {
     if (v.is_int64() || v.is_uint64())
-        return expression::constant(detail::as_int64(v, loc));
+        return expression::constant(as_int64(v, loc));
     if (!v.is_string())
-        loc.fail("must be an integer or an expression string, got " + detail::json_excerpt(v));
+        loc.fail("must be an integer or an expression string, got " + json_excerpt(v));
     try
     {
         return expression::parse(v.get_string());
@@ -114,7 +108,7 @@ struct tolerance_fields
 
 tolerance_fields parse_tolerance(const boost::json::value& v, const json_location& loc)
 {
-    json_object_reader r(v, loc, {"rtol", "atol"});
+    json_reader r(v, loc, {"rtol", "atol"});
     tolerance_fields tol;
     for (const char* key : {"rtol", "atol"})
     {
@@ -137,7 +131,7 @@ boost::json::object tolerance_json(const tolerance& tol)
 
 param parse_param(const boost::json::value& v, const json_location& loc)
 {
-    json_object_reader r(v, loc, {"name", "kind", "type", "dir", "count", "tolerance"});
+    json_reader r(v, loc, {"name", "kind", "type", "dir", "count", "tolerance"});
     param p;
     p.name = r.require_string("name");
     check_identifier(p.name, r.at("name"), "parameter name");
@@ -188,11 +182,11 @@ param parse_param(const boost::json::value& v, const json_location& loc)
 
 signature parse_signature(const boost::json::value& v, const json_location& loc)
 {
-    json_object_reader r(v, loc, {"entry", "params"});
+    json_reader r(v, loc, {"entry", "params"});
     signature sig;
     sig.entry = r.require_string("entry");
     check_identifier(sig.entry, r.at("entry"), "entry point name");
-    const auto& params = detail::as_array(r.require("params"), r.at("params"));
+    const auto& params = as_array(r.require("params"), r.at("params"));
     if (params.empty())
         r.at("params").fail("must list at least one parameter");
     std::set<std::string> names;
@@ -275,11 +269,11 @@ input_spec parse_input_spec(const boost::json::value& v,
                             dtype t,
                             const fs::path& dir)
 {
-    const auto& obj = detail::as_object(v, loc);
+    const auto& obj = as_object(v, loc);
     const auto* gen_value = obj.if_contains("gen");
     if (!gen_value)
         loc.fail("'gen' is missing (expected uniform, normal, randint, iota, const or file)");
-    const std::string gen = detail::as_string(*gen_value, loc.key("gen"));
+    const std::string gen = as_string(*gen_value, loc.key("gen"));
     const auto kind = parse_input_kind(gen);
     if (!kind)
         loc.key("gen").fail("unknown generator " + quote(gen) +
@@ -292,7 +286,7 @@ input_spec parse_input_spec(const boost::json::value& v,
     {
         case input_kind::uniform:
         {
-            json_object_reader r(v, loc, {"gen", "lo", "hi"});
+            json_reader r(v, loc, {"gen", "lo", "hi"});
             s.lo = r.optional_number("lo").value_or(-1.0);
             s.hi = r.optional_number("hi").value_or(1.0);
             if (!(s.lo <= s.hi))
@@ -306,7 +300,7 @@ input_spec parse_input_spec(const boost::json::value& v,
         }
         case input_kind::normal:
         {
-            json_object_reader r(v, loc, {"gen", "mean", "stddev"});
+            json_reader r(v, loc, {"gen", "mean", "stddev"});
             s.mean = r.optional_number("mean").value_or(0.0);
             s.stddev = r.optional_number("stddev").value_or(1.0);
             if (!(s.stddev >= 0))
@@ -315,7 +309,7 @@ input_spec parse_input_spec(const boost::json::value& v,
         }
         case input_kind::randint:
         {
-            json_object_reader r(v, loc, {"gen", "lo", "hi"});
+            json_reader r(v, loc, {"gen", "lo", "hi"});
             const bool is_unsigned = !is_floating(t) && !is_signed_integer(t);
             s.lo = r.optional_number("lo").value_or(is_unsigned ? 0.0 : -8.0);
             s.hi = r.optional_number("hi").value_or(8.0);
@@ -336,22 +330,22 @@ input_spec parse_input_spec(const boost::json::value& v,
         }
         case input_kind::iota:
         {
-            json_object_reader r(v, loc, {"gen", "start", "step"});
+            json_reader r(v, loc, {"gen", "start", "step"});
             s.start = r.optional_number("start").value_or(0.0);
             s.step = r.optional_number("step").value_or(1.0);
             break;
         }
         case input_kind::constant:
         {
-            json_object_reader r(v, loc, {"gen", "value"});
-            s.value = detail::as_number(r.require("value"), r.at("value"));
+            json_reader r(v, loc, {"gen", "value"});
+            s.value = as_number(r.require("value"), r.at("value"));
             if (!is_floating(t) && (std::nearbyint(s.value) < type_lo || std::nearbyint(s.value) > type_hi))
                 r.at("value").fail(number_text(s.value) + " does not fit " + std::string(to_string(t)));
             break;
         }
         case input_kind::file:
         {
-            json_object_reader r(v, loc, {"gen", "path"});
+            json_reader r(v, loc, {"gen", "path"});
             const std::string path = r.require_string("path");
             if (path.empty())
                 r.at("path").fail("must not be empty");
@@ -374,7 +368,7 @@ struct kernel_parse
     json_location launch_loc{std::string()};  ///< Where its launch plan was written ("launch" by default).
 };
 
-kernel_parse parse_kernel(const json_object_reader& top,
+kernel_parse parse_kernel(const json_reader& top,
                           const std::string& key,
                           bool required,
                           const std::string& default_entry,
@@ -413,14 +407,14 @@ kernel_parse parse_kernel(const json_object_reader& top,
     json_location file_loc = top.at(key);
     if (inline_value)
     {
-        ks.source = detail::as_string(*inline_value, top.at(source_key));
+        ks.source = as_string(*inline_value, top.at(source_key));
         if (ks.source.empty())
             top.at(source_key).fail("must not be empty");
     }
     else if (key == "tunable" && file_value->is_object())
     {
         // {"source": "file.cu", "launch": {...}, "entry": "..."}
-        json_object_reader r(*file_value, top.at(key), {"source", "launch", "entry"});
+        json_reader r(*file_value, top.at(key), {"source", "launch", "entry"});
         file_name = r.require_string("source");
         file_loc = r.at("source");
         entry = r.optional_string("entry");
@@ -440,7 +434,7 @@ kernel_parse parse_kernel(const json_object_reader& top,
         {
             top.at(key).fail(std::string("must be a file name") +
                              (key == "tunable" ? " or an object {\"source\", \"launch\", \"entry\"}" : "") +
-                             ", got " + detail::json_excerpt(*file_value));
+                             ", got " + json_excerpt(*file_value));
         }
         file_name = std::string(file_value->get_string());
     }
@@ -487,20 +481,20 @@ std::map<std::string, std::vector<std::int64_t>> parse_tunables(const boost::jso
                                                                 const signature& sig)
 {
     std::map<std::string, std::vector<std::int64_t>> tunables;
-    for (const auto& kv : detail::as_object(v, loc))
+    for (const auto& kv : as_object(v, loc))
     {
         const std::string name(kv.key());
         const auto tloc = loc.key(name);
         check_identifier(name, tloc, "tunable name");
         if (sig.find(name))
             tloc.fail("clashes with the parameter " + quote(name) + " (tunables become -D defines)");
-        const auto& arr = detail::as_array(kv.value(), tloc);
+        const auto& arr = as_array(kv.value(), tloc);
         if (arr.empty())
             tloc.fail("must list at least one value");
         std::vector<std::int64_t> values;
         for (std::size_t i = 0; i < arr.size(); ++i)
         {
-            const std::int64_t x = detail::as_int64(arr[i], tloc.index(i));
+            const std::int64_t x = as_int64(arr[i], tloc.index(i));
             if (std::find(values.begin(), values.end(), x) != values.end())
                 tloc.fail("value " + std::to_string(x) + " is listed twice");
             values.push_back(x);
@@ -522,17 +516,17 @@ bool is_valid_case_name(std::string_view name)
                        });
 }
 
-void parse_case_values(const json_object_reader& r, const workload& w, workload_case& c)
+void parse_case_values(const json_reader& r, const workload& w, workload_case& c)
 {
     if (const auto* vals = r.find("values"))
     {
         const auto vloc = r.at("values");
-        for (const auto& kv : detail::as_object(*vals, vloc))
+        for (const auto& kv : as_object(*vals, vloc))
         {
             const std::string name(kv.key());
             const auto loc = vloc.key(name);
             check_identifier(name, loc, "value name");
-            const std::int64_t x = detail::as_int64(kv.value(), loc);
+            const std::int64_t x = as_int64(kv.value(), loc);
             if (const param* p = w.sig.find(name))
             {
                 if (p->kind == param_kind::buffer)
@@ -554,7 +548,7 @@ void parse_case_values(const json_object_reader& r, const workload& w, workload_
     if (const auto* fvals = r.find("float_values"))
     {
         const auto floc = r.at("float_values");
-        for (const auto& kv : detail::as_object(*fvals, floc))
+        for (const auto& kv : as_object(*fvals, floc))
         {
             const std::string name(kv.key());
             const param* p = w.sig.find(name);
@@ -563,7 +557,7 @@ void parse_case_values(const json_object_reader& r, const workload& w, workload_
             if (!is_floating(p->type))
                 floc.fail(quote(name) + " is a " + std::string(to_string(p->type)) +
                           " scalar; give it in values");
-            c.float_values.emplace(name, detail::as_number(kv.value(), floc.key(name)));
+            c.float_values.emplace(name, as_number(kv.value(), floc.key(name)));
         }
     }
     for (const auto& p : w.sig.params)
@@ -579,7 +573,7 @@ void parse_case_values(const json_object_reader& r, const workload& w, workload_
     }
 }
 
-void check_buffer_counts(const json_object_reader& r, const workload& w, const workload_case& c)
+void check_buffer_counts(const json_reader& r, const workload& w, const workload_case& c)
 {
     for (const auto& p : w.sig.params)
     {
@@ -610,13 +604,13 @@ void check_buffer_counts(const json_object_reader& r, const workload& w, const w
     }
 }
 
-void parse_case_inputs(const json_object_reader& r, const workload& w, const fs::path& dir, workload_case& c)
+void parse_case_inputs(const json_reader& r, const workload& w, const fs::path& dir, workload_case& c)
 {
     const auto* ins = r.find("inputs");
     if (!ins)
         return;
     const auto iloc = r.at("inputs");
-    for (const auto& kv : detail::as_object(*ins, iloc))
+    for (const auto& kv : as_object(*ins, iloc))
     {
         const std::string name(kv.key());
         const param* p = w.sig.find(name);
@@ -650,7 +644,7 @@ workload_case parse_case(const boost::json::value& v,
                          const workload& w,
                          const fs::path& dir)
 {
-    json_object_reader r(v, loc, {"name", "role", "values", "float_values", "inputs", "seed"});
+    json_reader r(v, loc, {"name", "role", "values", "float_values", "inputs", "seed"});
     workload_case c;
     c.name = r.require_string("name");
     if (!is_valid_case_name(c.name))
@@ -673,8 +667,7 @@ workload_case parse_case(const boost::json::value& v,
     parse_case_values(r, w, c);
     check_buffer_counts(r, w, c);
     parse_case_inputs(r, w, dir, c);
-    c.seed =
-        r.find("seed") ? detail::as_uint64(*r.find("seed"), r.at("seed")) : derived_case_seed(w.seed, c.name);
+    c.seed = r.find("seed") ? as_uint64(*r.find("seed"), r.at("seed")) : derived_case_seed(w.seed, c.name);
     return c;
 }
 
@@ -740,12 +733,12 @@ std::vector<expression> parse_restrictions(const boost::json::value& v,
                                            const workload& w)
 {
     std::vector<expression> out;
-    const auto& arr = detail::as_array(v, loc);
+    const auto& arr = as_array(v, loc);
     for (std::size_t i = 0; i < arr.size(); ++i)
     {
         const auto rloc = loc.index(i);
         if (!arr[i].is_string())
-            rloc.fail("must be an expression string, got " + detail::json_excerpt(arr[i]));
+            rloc.fail("must be an expression string, got " + json_excerpt(arr[i]));
         expression e = parse_expression(arr[i], rloc);
         for (const auto& id : e.identifiers())
         {
@@ -793,7 +786,7 @@ std::int64_t evaluate_for_case(const expression& e, const workload_case& c, cons
 }
 
 // The buffer named by field `key` of a baseline: a float32 buffer parameter of the signature.
-const param& baseline_buffer(const json_object_reader& r, std::string_view key, const workload& w)
+const param& baseline_buffer(const json_reader& r, std::string_view key, const workload& w)
 {
     const std::string name = r.require_string(key);
     const param* p = w.sig.find(name);
@@ -810,11 +803,11 @@ std::vector<baseline_spec> parse_baselines(const boost::json::value& v,
                                            const workload& w)
 {
     std::vector<baseline_spec> out;
-    const auto& arr = detail::as_array(v, loc);
+    const auto& arr = as_array(v, loc);
     for (std::size_t i = 0; i < arr.size(); ++i)
     {
         const auto bloc = loc.index(i);
-        json_object_reader r(arr[i], bloc, {"name", "kind", "m", "n", "k", "a", "b", "c"});
+        json_reader r(arr[i], bloc, {"name", "kind", "m", "n", "k", "a", "b", "c"});
         baseline_spec b;
         b.name = r.require_string("name");
         if (!is_valid_case_name(b.name))
@@ -885,7 +878,7 @@ std::vector<baseline_spec> parse_baselines(const boost::json::value& v,
 
 roofline_work parse_roofline(const boost::json::value& v, const json_location& loc, const workload& w)
 {
-    json_object_reader r(v, loc, {"bytes", "flops", "note"});
+    json_reader r(v, loc, {"bytes", "flops", "note"});
     if (!r.find("bytes") && !r.find("flops"))
         loc.fail("needs 'bytes' or 'flops' (or both)");
     roofline_work out;
@@ -947,19 +940,19 @@ boost::json::value input_spec::to_json() const
     {
         case input_kind::uniform:
         case input_kind::randint:
-            o["lo"] = json_number(lo);
-            o["hi"] = json_number(hi);
+            o["lo"] = compact_number(lo);
+            o["hi"] = compact_number(hi);
             break;
         case input_kind::normal:
-            o["mean"] = json_number(mean);
-            o["stddev"] = json_number(stddev);
+            o["mean"] = compact_number(mean);
+            o["stddev"] = compact_number(stddev);
             break;
         case input_kind::iota:
-            o["start"] = json_number(start);
-            o["step"] = json_number(step);
+            o["start"] = compact_number(start);
+            o["step"] = compact_number(step);
             break;
         case input_kind::constant:
-            o["value"] = json_number(value);
+            o["value"] = compact_number(value);
             break;
         case input_kind::file:
             o["path"] = path.string();
@@ -1088,34 +1081,37 @@ workload workload::load(const fs::path& path)
     return from_json(v, dir, file.string());
 }
 
+// A json_error is the user's to fix, like every other problem of a workload: one line naming the
+// file and the field.
 workload workload::from_json(const boost::json::value& v, const fs::path& dir, std::string_view origin)
+try
 {
     const json_location root(std::string(origin), {});
-    json_object_reader top(v,
-                           root,
-                           {"name",
-                            "description",
-                            "seed",
-                            "signature",
-                            "tolerance",
-                            "cases",
-                            "reference",
-                            "reference_source",
-                            "reference_entry",
-                            "reference_launch",
-                            "initial",
-                            "initial_source",
-                            "initial_entry",
-                            "initial_launch",
-                            "tunable",
-                            "tunable_source",
-                            "tunable_entry",
-                            "tunable_launch",
-                            "launch",
-                            "tunables",
-                            "restrictions",
-                            "baselines",
-                            "roofline"});
+    json_reader top(v,
+                    root,
+                    {"name",
+                     "description",
+                     "seed",
+                     "signature",
+                     "tolerance",
+                     "cases",
+                     "reference",
+                     "reference_source",
+                     "reference_entry",
+                     "reference_launch",
+                     "initial",
+                     "initial_source",
+                     "initial_entry",
+                     "initial_launch",
+                     "tunable",
+                     "tunable_source",
+                     "tunable_entry",
+                     "tunable_launch",
+                     "launch",
+                     "tunables",
+                     "restrictions",
+                     "baselines",
+                     "roofline"});
     workload w;
     w.dir = dir;
     w.name = top.require_string("name");
@@ -1123,14 +1119,14 @@ workload workload::from_json(const boost::json::value& v, const fs::path& dir, s
         top.at("name").fail("must not be empty");
     w.description = top.optional_string("description").value_or("");
     if (const auto* s = top.find("seed"))
-        w.seed = detail::as_uint64(*s, top.at("seed"));
+        w.seed = as_uint64(*s, top.at("seed"));
     w.sig = parse_signature(top.require("signature"), top.at("signature"));
     resolve_tolerances(w, top.find("tolerance"), top.at("tolerance"));
     // Tunables come before the cases so that a case value may be checked against them.
     if (const auto* t = top.find("tunables"))
         w.tunables = parse_tunables(*t, top.at("tunables"), w.sig);
 
-    const auto& cases = detail::as_array(top.require("cases"), top.at("cases"));
+    const auto& cases = as_array(top.require("cases"), top.at("cases"));
     if (cases.empty())
         top.at("cases").fail("must list at least one case");
     for (std::size_t i = 0; i < cases.size(); ++i)
@@ -1160,6 +1156,10 @@ workload workload::from_json(const boost::json::value& v, const fs::path& dir, s
     if (const auto* rf = top.find("roofline"))
         w.roofline = parse_roofline(*rf, top.at("roofline"), w);
     return w;
+}
+catch (const json_error& e)
+{
+    throw user_error(e.what());
 }
 
 boost::json::value workload::to_json() const
@@ -1197,7 +1197,7 @@ boost::json::value workload::to_json() const
         for (const auto& [k, x] : c.values)
             values[k] = x;
         for (const auto& [k, x] : c.float_values)
-            fvalues[k] = json_number(x);
+            fvalues[k] = compact_number(x);
         for (const auto& [k, s] : c.inputs)
             inputs[k] = s.to_json();
         co["values"] = std::move(values);
