@@ -4,7 +4,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/json_number.hpp"
-#include "harness/protocol/json_read.hpp"
+#include "harness/protocol/format_error.hpp"
 #include "harness/timing/timing_stats.hpp"
 
 #include <boost/json/parse.hpp>

@@ -2,7 +2,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
-#include "harness/protocol/json_read.hpp"
+#include "harness/protocol/format_error.hpp"
 #include "harness/timing/timing_stats.hpp"
 #include "harness/worker/candidate_loader.hpp"
 #include "harness/worker/protocol.hpp"
