@@ -3,8 +3,8 @@
 #include "harness/core/digest.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
-#include "harness/core/json_number.hpp"
-#include "harness/protocol/json_read.hpp"
+#include "harness/json/lenient.hpp"
+#include "harness/protocol/format_error.hpp"
 #include "harness/timing/timing_stats.hpp"
 
 #include <boost/json/parse.hpp>
@@ -33,12 +33,6 @@ namespace
 {
 
 constexpr std::string_view cache_format = "warpsmith-eval-cache-1";
-
-std::string string_field(const json::object& o, std::string_view key)
-{
-    const auto* v = o.if_contains(key);
-    return v && v->is_string() ? std::string(v->get_string()) : std::string();
-}
 
 std::string now_utc()
 {
@@ -153,10 +147,10 @@ json::object cache_entry::to_json() const
 std::optional<cache_entry> cache_entry::from_json(const json::value& v)
 {
     const auto* o = v.if_object();
-    if (!o || string_field(*o, "format") != cache_format)
+    if (!o || lenient::string_or(*o, "format") != cache_format)
         return std::nullopt;
     cache_entry e;
-    e.key = string_field(*o, "key");
+    e.key = lenient::string_or(*o, "key");
     if (e.key.size() != 64)
         return std::nullopt;
     if (const auto* p = o->if_contains("point"); p && p->is_object())
@@ -165,12 +159,9 @@ std::optional<cache_entry> cache_entry::from_json(const json::value& v)
     if (!valid || !valid->is_bool())
         return std::nullopt;
     e.valid = valid->get_bool();
-    e.score_us = json_number(o->if_contains("score_us"));
-    if (const auto* m = o->if_contains("case_median_us"); m && m->is_object())
-        for (const auto& kv : m->get_object())
-            if (auto x = json_number(&kv.value()))
-                e.case_median_us[std::string(kv.key())] = *x;
-    e.failure_kind = string_field(*o, "failure_kind");
+    e.score_us = lenient::number_at(o, "score_us");
+    e.case_median_us = lenient::numbers_at(o, "case_median_us");
+    e.failure_kind = lenient::string_or(*o, "failure_kind");
     if (const auto* r = o->if_contains("result"))
     {
         try
@@ -182,9 +173,9 @@ std::optional<cache_entry> cache_entry::from_json(const json::value& v)
             return std::nullopt;  // a damaged line: skipped like one that does not parse
         }
     }
-    e.candidate = string_field(*o, "candidate");
-    e.run = string_field(*o, "run");
-    e.time = string_field(*o, "time");
+    e.candidate = lenient::string_or(*o, "candidate");
+    e.run = lenient::string_or(*o, "run");
+    e.time = lenient::string_or(*o, "time");
     if (const auto* d = o->if_contains("device"); d && d->is_object())
         e.device = d->get_object();
     if (e.valid && !e.score_us)

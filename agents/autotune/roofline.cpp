@@ -2,7 +2,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
-#include "harness/core/json_number.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <algorithm>
 
@@ -108,12 +108,12 @@ roofline_ceilings roofline_ceilings::from_device(const json::object& device)
     std::string bw_source = "none", fp_source = "none";
     if (const auto* m = device.if_contains("measured"); m && m->is_object())
     {
-        if (auto bw = json_number(m->get_object(), "copy_bandwidth_gbps"); bw && *bw > 0)
+        if (auto bw = lenient::number_at(m->get_object(), "copy_bandwidth_gbps"); bw && *bw > 0)
         {
             c.bandwidth_gbps = *bw;
             bw_source = "measured";
         }
-        if (auto fp = json_number(m->get_object(), "fp32_tflops"); fp && *fp > 0)
+        if (auto fp = lenient::number_at(m->get_object(), "fp32_tflops"); fp && *fp > 0)
         {
             c.fp32_tflops = *fp;
             fp_source = "measured";
@@ -121,8 +121,8 @@ roofline_ceilings roofline_ceilings::from_device(const json::object& device)
     }
     if (c.bandwidth_gbps <= 0)
     {
-        const auto mhz = json_number(device, "memory_clock_mhz");
-        const auto bits = json_number(device, "memory_bus_bits");
+        const auto mhz = lenient::number_at(device, "memory_clock_mhz");
+        const auto bits = lenient::number_at(device, "memory_bus_bits");
         if (mhz && bits && *mhz > 0 && *bits > 0)
         {
             // Double data rate: two transfers per memory clock.
@@ -132,8 +132,8 @@ roofline_ceilings roofline_ceilings::from_device(const json::object& device)
     }
     if (c.fp32_tflops <= 0)
     {
-        const auto sms = json_number(device, "sm_count");
-        const auto mhz = json_number(device, "clock_mhz");
+        const auto sms = lenient::number_at(device, "sm_count");
+        const auto mhz = lenient::number_at(device, "clock_mhz");
         const auto* arch = device.if_contains("arch");
         const double lanes =
             arch && arch->is_string() ? fp32_lanes_per_sm(std::string(arch->get_string())) : 0;

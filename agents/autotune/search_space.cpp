@@ -2,7 +2,7 @@
 
 #include "agents/autotune/rng.hpp"
 #include "harness/core/error.hpp"
-#include "harness/core/json_number.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -125,12 +125,12 @@ json::object space_stats::to_json() const
 space_stats space_stats::from_json(const json::object& o)
 {
     space_stats s;
-    s.total = json_number(o, "total").value_or(0);
-    s.satisfy_restrictions = json_number(o, "satisfy_restrictions").value_or(0);
-    s.feasible = json_number(o, "feasible").value_or(0);
+    s.total = lenient::number_or(o, "total");
+    s.satisfy_restrictions = lenient::number_or(o, "satisfy_restrictions");
+    s.feasible = lenient::number_or(o, "feasible");
     if (const auto* e = o.if_contains("exact"); e && e->is_bool())
         s.exact = e->get_bool();
-    s.samples = static_cast<std::size_t>(json_number(o, "samples").value_or(0));
+    s.samples = static_cast<std::size_t>(lenient::number_or(o, "samples"));
     return s;
 }
 

@@ -1,9 +1,9 @@
 #include "agents/llm/chat_mapping.hpp"
 
 #include "agents/http/http_message.hpp"
-#include "agents/llm/json_access.hpp"
 #include "agents/llm/protocol_error.hpp"
 #include "harness/core/error.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -12,11 +12,11 @@ namespace warpsmith::llm
 {
 
 namespace json = boost::json;
-using detail::find;
-using detail::find_array;
-using detail::find_object;
-using detail::int_or;
-using detail::string_or;
+using lenient::array_at;
+using lenient::int_or;
+using lenient::object_at;
+using lenient::string_or;
+using lenient::value_at;
 
 namespace
 {
@@ -37,14 +37,14 @@ std::string content_text(const json::value* c)
 
 void read_usage(const json::value& v, token_usage& u)
 {
-    const auto* usage = find_object(v, "usage");
+    const auto* usage = object_at(v, "usage");
     if (!usage)
         return;
     u.input = int_or(*usage, "prompt_tokens");
     u.output = int_or(*usage, "completion_tokens");
-    if (const auto* d = find_object(*usage, "prompt_tokens_details"))
+    if (const auto* d = object_at(*usage, "prompt_tokens_details"))
         u.cached_input = int_or(*d, "cached_tokens");
-    if (const auto* d = find_object(*usage, "completion_tokens_details"))
+    if (const auto* d = object_at(*usage, "completion_tokens_details"))
         u.reasoning = int_or(*d, "reasoning_tokens");
 }
 
@@ -126,7 +126,7 @@ json::object build_chat_body(const model_request& req, const chat_capabilities& 
 
 model_response parse_chat_body(const json::value& v)
 {
-    const auto* choices = find_array(v, "choices");
+    const auto* choices = array_at(v, "choices");
     if (!choices)
         throw_protocol_error("the Chat Completions API answered with JSON that has no 'choices': " +
                              http::one_line_excerpt(json::serialize(v), 200));
@@ -136,14 +136,14 @@ model_response parse_chat_body(const json::value& v)
     if (!choices->empty())
     {
         const auto& choice = (*choices)[0];
-        if (const auto* msg = find_object(choice, "message"))
+        if (const auto* msg = object_at(choice, "message"))
         {
             r.text = content_text(msg->if_contains("content"));
             r.refusal = string_or(*msg, "refusal");
-            if (const auto* calls = find_array(*msg, "tool_calls"))
+            if (const auto* calls = array_at(*msg, "tool_calls"))
                 for (const auto& c : *calls)
                 {
-                    const auto* fn = find_object(c, "function");
+                    const auto* fn = object_at(c, "function");
                     r.tool_calls.push_back(tool_call{string_or(c, "id"),
                                                      fn ? string_or(*fn, "name") : "",
                                                      fn ? string_or(*fn, "arguments") : ""});
@@ -165,7 +165,7 @@ void chat_stream::on_event(const http::sse_event& ev)
         return;
     }
     const auto v = parse_wire_json(ev.data, "the Chat Completions stream sent data that is not JSON");
-    if (const auto* e = find(v, "error"))
+    if (const auto* e = value_at(v, "error"))
     {
         const std::string code = e->is_string() ? std::string() : string_or(*e, "code");
         throw server_reported_failure(
@@ -179,23 +179,23 @@ void chat_stream::on_event(const http::sse_event& ev)
         resp_.id = string_or(v, "id");
     if (resp_.model.empty())
         resp_.model = string_or(v, "model");
-    if (const auto* choices = find_array(v, "choices"))
+    if (const auto* choices = array_at(v, "choices"))
         for (const auto& choice : *choices)
         {
             if (int_or(choice, "index") != 0)
                 continue;
-            if (const auto* delta = find_object(choice, "delta"))
+            if (const auto* delta = object_at(choice, "delta"))
             {
                 resp_.text += content_text(delta->if_contains("content"));
                 resp_.refusal += string_or(*delta, "refusal");
-                if (const auto* calls = find_array(*delta, "tool_calls"))
+                if (const auto* calls = array_at(*delta, "tool_calls"))
                     for (const auto& c : *calls)
                     {
                         auto& pc = calls_[static_cast<int>(
                             int_or(c, "index", static_cast<std::int64_t>(calls_.size())))];
                         if (const auto id = string_or(c, "id"); !id.empty())
                             pc.id = id;
-                        if (const auto* fn = find_object(c, "function"))
+                        if (const auto* fn = object_at(c, "function"))
                         {
                             pc.name += string_or(*fn, "name");
                             pc.arguments += string_or(*fn, "arguments");
@@ -205,7 +205,7 @@ void chat_stream::on_event(const http::sse_event& ev)
             if (const auto fr = string_or(choice, "finish_reason"); !fr.empty())
                 finish_reason_ = fr;
         }
-    if (find_object(v, "usage"))
+    if (object_at(v, "usage"))
         read_usage(v, resp_.usage);
 }
 

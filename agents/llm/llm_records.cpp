@@ -1,9 +1,9 @@
 #include "agents/llm/llm_records.hpp"
 
-#include "agents/llm/json_access.hpp"
 #include "harness/core/digest.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/json.hpp>
 
@@ -15,8 +15,8 @@ namespace warpsmith::llm
 
 namespace json = boost::json;
 namespace fs = std::filesystem;
-using detail::int_or;
-using detail::string_or;
+using lenient::int_or;
+using lenient::string_or;
 
 namespace
 {

@@ -1,6 +1,6 @@
 #include "agents/llm/model_types.hpp"
 
-#include "agents/llm/json_access.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <cstdio>
 #include <ctime>
@@ -9,9 +9,11 @@ namespace warpsmith::llm
 {
 
 namespace json = boost::json;
-using detail::find;
-using detail::int_or;
-using detail::string_or;
+using lenient::array_at;
+using lenient::int_or;
+using lenient::number_or;
+using lenient::string_or;
+using lenient::value_at;
 
 const std::vector<std::string>& reasoning_effort_values()
 {
@@ -97,11 +99,11 @@ message message::from_json(const json::value& v)
              : r == "tool"      ? role::tool
                                 : role::user;
     m.content = string_or(v, "content");
-    if (const auto* calls = detail::find_array(v, "tool_calls"))
+    if (const auto* calls = array_at(v, "tool_calls"))
         for (const auto& c : *calls)
             m.tool_calls.push_back(tool_call::from_json(c));
     m.tool_call_id = string_or(v, "tool_call_id");
-    if (const auto* items = detail::find_array(v, "provider_items"))
+    if (const auto* items = array_at(v, "provider_items"))
         m.provider_items = *items;
     return m;
 }
@@ -127,7 +129,7 @@ token_usage usage_from_json(const json::value& v)
     u.output = int_or(v, "output_tokens");
     u.reasoning = int_or(v, "reasoning_tokens");
     u.web_search_calls = int_or(v, "web_search_calls");
-    u.cost_usd = detail::number_or(v, "cost_usd");
+    u.cost_usd = number_or(v, "cost_usd");
     return u;
 }
 
@@ -167,14 +169,14 @@ model_response model_response::from_json(const json::value& v)
     r.text = string_or(v, "text");
     r.refusal = string_or(v, "refusal");
     r.incomplete_reason = string_or(v, "incomplete_reason");
-    if (const auto* calls = detail::find_array(v, "tool_calls"))
+    if (const auto* calls = array_at(v, "tool_calls"))
         for (const auto& c : *calls)
             r.tool_calls.push_back(tool_call::from_json(c));
-    if (const auto* u = find(v, "usage"))
+    if (const auto* u = value_at(v, "usage"))
         r.usage = usage_from_json(*u);
-    if (const auto* items = detail::find_array(v, "output_items"))
+    if (const auto* items = array_at(v, "output_items"))
         r.output_items = *items;
-    if (const auto* cites = detail::find_array(v, "citations"))
+    if (const auto* cites = array_at(v, "citations"))
         for (const auto& c : *cites)
             r.citations.push_back(url_citation{string_or(c, "url"), string_or(c, "title")});
     return r;

@@ -1,9 +1,9 @@
 #include "agents/llm/responses_mapping.hpp"
 
 #include "agents/http/http_message.hpp"
-#include "agents/llm/json_access.hpp"
 #include "agents/llm/protocol_error.hpp"
 #include "harness/core/error.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -12,11 +12,11 @@ namespace warpsmith::llm
 {
 
 namespace json = boost::json;
-using detail::find;
-using detail::find_array;
-using detail::find_object;
-using detail::int_or;
-using detail::string_or;
+using lenient::array_at;
+using lenient::int_or;
+using lenient::object_at;
+using lenient::string_or;
+using lenient::value_at;
 
 namespace
 {
@@ -130,20 +130,20 @@ json::object build_responses_body(const model_request& req)
 
 model_response parse_responses_body(const json::value& v)
 {
-    const auto* output = find_array(v, "output");
-    if (!v.is_object() || (!output && !find(v, "status")))
+    const auto* output = array_at(v, "output");
+    if (!v.is_object() || (!output && !value_at(v, "status")))
         throw_protocol_error("the Responses API answered with JSON that is not a response object: " +
                              http::one_line_excerpt(json::serialize(v), 200));
     model_response r;
     r.id = string_or(v, "id");
     r.model = string_or(v, "model");
     r.status = string_or(v, "status", "completed");
-    if (const auto* d = find_object(v, "incomplete_details"))
+    if (const auto* d = object_at(v, "incomplete_details"))
         r.incomplete_reason = string_or(*d, "reason");
     if (r.status == "failed")
     {
         // Not an answer to validate: the server failed the request (the client retries it).
-        const auto* e = find_object(v, "error");
+        const auto* e = object_at(v, "error");
         const std::string code = e ? string_or(*e, "code") : std::string();
         throw server_reported_failure(code,
                                       "the response failed" +
@@ -159,14 +159,14 @@ model_response parse_responses_body(const json::value& v)
             const auto type = string_or(item, "type");
             if (type == "message")
             {
-                if (const auto* content = find_array(item, "content"))
+                if (const auto* content = array_at(item, "content"))
                     for (const auto& part : *content)
                     {
                         const auto pt = string_or(part, "type");
                         if (pt == "output_text")
                         {
                             r.text += string_or(part, "text");
-                            if (const auto* notes = find_array(part, "annotations"))
+                            if (const auto* notes = array_at(part, "annotations"))
                                 for (const auto& n : *notes)
                                     if (string_or(n, "type") == "url_citation")
                                         add_citation(r, string_or(n, "url"), string_or(n, "title"));
@@ -183,13 +183,13 @@ model_response parse_responses_body(const json::value& v)
                                                  string_or(item, "arguments")});
         }
     }
-    if (const auto* u = find_object(v, "usage"))
+    if (const auto* u = object_at(v, "usage"))
     {
         r.usage.input = int_or(*u, "input_tokens");
         r.usage.output = int_or(*u, "output_tokens");
-        if (const auto* d = find_object(*u, "input_tokens_details"))
+        if (const auto* d = object_at(*u, "input_tokens_details"))
             r.usage.cached_input = int_or(*d, "cached_tokens");
-        if (const auto* d = find_object(*u, "output_tokens_details"))
+        if (const auto* d = object_at(*u, "output_tokens_details"))
             r.usage.reasoning = int_or(*d, "reasoning_tokens");
     }
     r.usage.web_search_calls = web_searches;
@@ -204,7 +204,7 @@ void responses_stream::on_event(const http::sse_event& ev)
     std::string type = string_or(v, "type", ev.event);
     if (type == "error" || ev.event == "error")
     {
-        const auto* e = find_object(v, "error");
+        const auto* e = object_at(v, "error");
         const json::value& src = e ? json::value(*e) : v;
         const std::string code = string_or(src, "code");
         throw server_reported_failure(
@@ -216,7 +216,7 @@ void responses_stream::on_event(const http::sse_event& ev)
         partial_text_ += string_or(v, "delta");
     else if (type == "response.completed" || type == "response.incomplete" || type == "response.failed")
     {
-        const auto* resp = find(v, "response");
+        const auto* resp = value_at(v, "response");
         if (!resp)
             throw_protocol_error("the Responses stream sent " + type + " without a response object");
         json::value terminal = *resp;
@@ -241,7 +241,7 @@ std::string api_error_message(const std::string& body)
     const auto v = json::parse(body, ec);
     if (!ec)
     {
-        if (const auto* e = find(v, "error"))
+        if (const auto* e = value_at(v, "error"))
         {
             if (e->is_string())
                 return std::string(e->get_string());
@@ -262,7 +262,7 @@ std::string api_error_code(const std::string& body)
     const auto v = json::parse(body, ec);
     if (ec)
         return {};
-    if (const auto* e = find_object(v, "error"))
+    if (const auto* e = object_at(v, "error"))
     {
         const auto* code = e->if_contains("code");
         if (code && code->is_string())
@@ -278,7 +278,7 @@ std::string api_error_param(const std::string& body)
     const auto v = json::parse(body, ec);
     if (ec)
         return {};
-    if (const auto* e = find_object(v, "error"))
+    if (const auto* e = object_at(v, "error"))
         return string_or(*e, "param");
     return {};
 }

@@ -1,9 +1,9 @@
 #include "engine/cli/baseline_report.hpp"
 
-#include "engine/report/json_fields.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,9 +16,12 @@ namespace warpsmith
 {
 
 namespace json = boost::json;
-using report::medians_at;
-using report::number_at;
-using report::object_at;
+using lenient::array_at;
+using lenient::bool_at;
+using lenient::number_at;
+using lenient::numbers_at;
+using lenient::object_at;
+using lenient::string_at;
 
 namespace
 {
@@ -39,10 +42,10 @@ std::string right(const std::string& t, std::size_t width)
 /// the vendor baselines were timed).
 std::map<std::string, double> gpu0_medians(const json::object& summary, const char* key)
 {
-    const auto* per_gpu = report::array_at(object_at(&summary, key), "per_gpu");
+    const auto* per_gpu = array_at(object_at(&summary, key), "per_gpu");
     if (!per_gpu || per_gpu->empty())
         return {};
-    return medians_at(object_at(&per_gpu->front()), "case_median_us");
+    return numbers_at(object_at(&per_gpu->front()), "case_median_us");
 }
 
 std::optional<double> at_case(const std::map<std::string, double>& m, const std::string& c)
@@ -58,9 +61,9 @@ std::map<std::string, double> best_case_medians(const json::object& summary)
     const auto* best = object_at(&summary, "best");
     if (!best)
         return {};
-    if (auto m = medians_at(object_at(best, "confirmation"), "case_median_us"); !m.empty())
+    if (auto m = numbers_at(object_at(best, "confirmation"), "case_median_us"); !m.empty())
         return m;
-    return medians_at(best, "case_median_us");
+    return numbers_at(best, "case_median_us");
 }
 
 void keep_roofline_sidecar(const workload& w, const run_directory& run)
@@ -162,7 +165,7 @@ std::string baseline_case_table(const json::object& summary, const workload& w, 
         }
         for (const auto& [name, b] : vendors)
         {
-            const auto v = at_case(medians_at(b, "case_median_us"), c.name);
+            const auto v = at_case(numbers_at(b, "case_median_us"), c.name);
             const bool have = v && *v > 0;
             line += right(have ? fmt("%.2f", *v) : "-", vendor_w(name)) +
                     right(have && best ? fmt("%.2fx", *v / *best) : "-", vs_vendor_w(name));
@@ -172,7 +175,7 @@ std::string baseline_case_table(const json::object& summary, const workload& w, 
             std::string text = "-";
             const auto* rc = object_at(roof_cases, c.name);
             if (const auto fraction = number_at(rc, "fraction"))
-                text = fmt("%.0f%% ", 100 * *fraction) + report::string_at(rc, "bound").value_or("");
+                text = fmt("%.0f%% ", 100 * *fraction) + string_at(rc, "bound").value_or("");
             line += right(text, 18);
         }
         out += line + "\n";
@@ -189,13 +192,13 @@ std::string baseline_case_table(const json::object& summary, const workload& w, 
         out += line + "\n";
     }
     if (const auto* ce = object_at(roof, "ceilings"))
-        out += "roofline ceilings (" + report::string_at(ce, "source").value_or("") +
+        out += "roofline ceilings (" + string_at(ce, "source").value_or("") +
                "): " + fmt("%.0f GB/s, ", number_at(ce, "bandwidth_gbps").value_or(0)) +
                fmt("%.1f FP32 TFLOP/s\n", number_at(ce, "fp32_tflops").value_or(0));
     // A vendor baseline in reduced precision (cuBLAS TF32) is timed, but misses the tolerance the
     // kernels are held to: say so next to its numbers.
     for (const auto& [name, b] : vendors)
-        if (report::bool_at(b, "within_tolerance") == false)
+        if (bool_at(b, "within_tolerance") == false)
             out += name + ": outside the workload's tolerance (max abs error " +
                    fmt("%.3g", number_at(b, "max_abs_error").value_or(0)) + "); timed for reference only\n";
     return out;

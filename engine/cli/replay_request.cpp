@@ -2,7 +2,7 @@
 
 #include "engine/run/run_directory.hpp"
 #include "harness/core/error.hpp"
-#include "harness/protocol/json_read.hpp"
+#include "harness/protocol/format_error.hpp"
 
 namespace warpsmith
 {

@@ -17,7 +17,6 @@
 #include "engine/cli/commands.hpp"
 #include "engine/cli/nsight_args.hpp"
 #include "engine/cli/search_session.hpp"
-#include "engine/report/json_fields.hpp"
 #include "engine/report/profile_listing.hpp"
 #include "engine/run/journal.hpp"
 #include "engine/search/cached_backend.hpp"
@@ -25,6 +24,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/json.hpp>
 
@@ -39,8 +39,8 @@ namespace warpsmith
 namespace asio = boost::asio;
 namespace json = boost::json;
 namespace fs = std::filesystem;
-using report::number_at;
-using report::object_at;
+using lenient::number_at;
+using lenient::object_at;
 
 namespace
 {

@@ -6,7 +6,7 @@
 #include "harness/core/digest.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
-#include "harness/protocol/json_read.hpp"
+#include "harness/protocol/format_error.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/system/system_error.hpp>

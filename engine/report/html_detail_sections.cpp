@@ -3,10 +3,10 @@
 
 #include "engine/report/heatmap.hpp"
 #include "engine/report/html_parts.hpp"
-#include "engine/report/json_fields.hpp"
 #include "engine/report/line_chart.hpp"
 #include "engine/report/profiles_html.hpp"
 #include "engine/search/scoring.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -16,6 +16,13 @@
 
 namespace warpsmith::report::html
 {
+
+using lenient::array_at;
+using lenient::bool_at;
+using lenient::number_at;
+using lenient::numbers_at;
+using lenient::object_at;
+using lenient::string_at;
 
 void chart_section(page& p, const run_view& v)
 {
@@ -136,7 +143,7 @@ void baselines_section(page& p, const run_view& v)
         for (const auto& kv : *v.baselines)
         {
             const auto* bo = object_at(&kv.value());
-            const auto m = medians_at(bo, "case_median_us");
+            const auto m = numbers_at(bo, "case_median_us");
             std::vector<double> vals;
             for (const auto& [k, x] : m)
                 vals.push_back(x);

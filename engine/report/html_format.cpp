@@ -2,7 +2,7 @@
 
 #include "engine/report/heatmap.hpp"
 #include "engine/report/html_parts.hpp"
-#include "engine/report/json_fields.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -12,6 +12,9 @@
 
 namespace warpsmith::report::html
 {
+
+using lenient::array_at;
+using lenient::object_at;
 
 const char* const css = R"CSS(
 :root { color-scheme: light; }

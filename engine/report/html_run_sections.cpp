@@ -2,10 +2,10 @@
 
 #include "engine/report/heatmap.hpp"
 #include "engine/report/html_parts.hpp"
-#include "engine/report/json_fields.hpp"
 #include "engine/report/line_chart.hpp"
 #include "engine/report/profiles_html.hpp"
 #include "engine/search/scoring.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -15,6 +15,13 @@
 
 namespace warpsmith::report::html
 {
+
+using lenient::array_at;
+using lenient::bool_at;
+using lenient::number_at;
+using lenient::numbers_at;
+using lenient::object_at;
+using lenient::string_at;
 
 void summary_section(page& p, const run_view& v)
 {
@@ -265,10 +272,10 @@ void best_section(page& p, const run_view& v)
     std::vector<std::pair<std::string, std::map<std::string, double>>> vendors;
     if (v.baselines)
         for (const auto& kv : *v.baselines)
-            vendors.emplace_back(std::string(kv.key()), medians_at(object_at(&kv.value()), "case_median_us"));
+            vendors.emplace_back(std::string(kv.key()), numbers_at(object_at(&kv.value()), "case_median_us"));
     const auto* roof_cases = v.roofline ? object_at(&*v.roofline, "cases") : nullptr;
     const auto* result = best_result(v);
-    const bool confirmed = !medians_at(object_at(sb, "confirmation"), "case_median_us").empty();
+    const bool confirmed = !numbers_at(object_at(sb, "confirmation"), "case_median_us").empty();
 
     p.raw(
         "<div class=\"scroll\"><table><tr><th>case</th><th class=\"num\">best (us)</th>"

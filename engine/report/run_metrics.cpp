@@ -1,12 +1,17 @@
 #include "engine/report/run_metrics.hpp"
 
-#include "engine/report/json_fields.hpp"
 #include "engine/search/scoring.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <cmath>
 
 namespace warpsmith::report
 {
+
+using lenient::array_at;
+using lenient::number_at;
+using lenient::object_at;
+using lenient::string_at;
 
 run_metrics metrics_of(const run_view& v)
 {

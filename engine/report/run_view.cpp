@@ -1,14 +1,14 @@
 #include "engine/report/run_view.hpp"
 
 #include "agents/autotune/roofline.hpp"
-#include "engine/report/json_fields.hpp"
 #include "engine/run/journal.hpp"
 #include "engine/run/run_replay.hpp"
 #include "engine/search/scoring.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
-#include "harness/protocol/json_read.hpp"
+#include "harness/json/lenient.hpp"
+#include "harness/protocol/format_error.hpp"
 #include "harness/workload/workload.hpp"
 
 #include <algorithm>
@@ -20,6 +20,12 @@ namespace warpsmith::report
 
 namespace fs = std::filesystem;
 namespace json = boost::json;
+using lenient::array_at;
+using lenient::bool_at;
+using lenient::number_at;
+using lenient::numbers_at;
+using lenient::object_at;
+using lenient::string_at;
 
 std::optional<double> parse_utc_ms(std::string_view text)
 {
@@ -61,9 +67,9 @@ std::map<std::string, double> run_view::best_medians() const
     if (summary)
     {
         const auto* best = object_at(&*summary, "best");
-        if (auto m = medians_at(object_at(best, "confirmation"), "case_median_us"); !m.empty())
+        if (auto m = numbers_at(object_at(best, "confirmation"), "case_median_us"); !m.empty())
             return m;
-        if (auto m = medians_at(best, "case_median_us"); !m.empty())
+        if (auto m = numbers_at(best, "case_median_us"); !m.empty())
             return m;
     }
     if (!best_id)
@@ -180,7 +186,7 @@ run_view build_run_view(run_files files)
             baseline_timing b;
             b.valid = bool_at(&ev, "valid").value_or(false);
             b.score_us = number_at(&ev, "score_us");
-            b.medians = medians_at(&ev, "case_median_us");
+            b.medians = numbers_at(&ev, "case_median_us");
             if (const auto* r = ev.if_contains("result"))
                 b.result = result_at(*r, "journal: baseline " + string_at(&ev, "key").value_or("?"));
             const int gpu = static_cast<int>(number_at(&ev, "gpu").value_or(-1));

@@ -1,7 +1,7 @@
 #include "engine/run/candidate_record.hpp"
 
 #include "harness/core/error.hpp"
-#include "harness/protocol/json_read.hpp"
+#include "harness/protocol/format_error.hpp"
 
 #include <boost/json/serialize.hpp>
 

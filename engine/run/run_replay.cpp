@@ -1,28 +1,12 @@
 #include "engine/run/run_replay.hpp"
 
 #include "harness/core/error.hpp"
-#include "harness/core/json_number.hpp"
+#include "harness/json/lenient.hpp"
 
 namespace warpsmith
 {
 
 namespace json = boost::json;
-
-namespace
-{
-
-std::string string_field(const json::object& ev, std::string_view key)
-{
-    const auto* v = ev.if_contains(key);
-    return v && v->is_string() ? std::string(v->get_string()) : std::string();
-}
-
-double number_field(const json::object& ev, std::string_view key)
-{
-    return json_number(ev, key).value_or(0);
-}
-
-}  // namespace
 
 std::vector<std::string> replayed_run::pending_ids() const
 {
@@ -51,7 +35,7 @@ void run_replay::apply(const json::object& ev)
 {
     if (const auto* seq = ev.if_contains("seq"); seq && seq->is_int64())
         state_.next_seq = std::max(state_.next_seq, seq->get_int64() + 1);
-    const auto type = string_field(ev, "event");
+    const auto type = lenient::string_or(ev, "event");
     if (type != "run_finished")
         state_.finished = false;
 
@@ -69,7 +53,7 @@ void run_replay::apply(const json::object& ev)
     }
     else if (type == "invalidated")
     {
-        const auto id = string_field(ev, "id");
+        const auto id = lenient::string_or(ev, "id");
         auto it = state_.by_id.find(id);
         if (it == state_.by_id.end())
             throw user_error("journal: 'invalidated' event for unknown candidate '" + id + "'");
@@ -77,7 +61,7 @@ void run_replay::apply(const json::object& ev)
     }
     else if (type == "compiled" || type == "evaluated")
     {
-        const auto id = string_field(ev, "id");
+        const auto id = lenient::string_or(ev, "id");
         auto it = state_.by_id.find(id);
         if (it == state_.by_id.end())
             throw user_error("journal: '" + type + "' event for unknown candidate '" + id + "'");
@@ -102,11 +86,11 @@ void run_replay::apply(const json::object& ev)
     else if (type == "usage")
     {
         token_usage u;
-        u.input = static_cast<std::int64_t>(number_field(ev, "input"));
-        u.cached_input = static_cast<std::int64_t>(number_field(ev, "cached_input"));
-        u.output = static_cast<std::int64_t>(number_field(ev, "output"));
-        u.reasoning = static_cast<std::int64_t>(number_field(ev, "reasoning"));
-        u.cost_usd = number_field(ev, "cost_usd");
+        u.input = static_cast<std::int64_t>(lenient::number_or(ev, "input"));
+        u.cached_input = static_cast<std::int64_t>(lenient::number_or(ev, "cached_input"));
+        u.output = static_cast<std::int64_t>(lenient::number_or(ev, "output"));
+        u.reasoning = static_cast<std::int64_t>(lenient::number_or(ev, "reasoning"));
+        u.cost_usd = lenient::number_or(ev, "cost_usd");
         state_.usage += u;
     }
     else if (type == "vendor_baseline")
@@ -118,7 +102,7 @@ void run_replay::apply(const json::object& ev)
     }
     else if (type == "stop_requested")
     {
-        state_.stop_reasons.push_back(string_field(ev, "reason"));
+        state_.stop_reasons.push_back(lenient::string_or(ev, "reason"));
     }
     else if (type == "run_finished")
     {

@@ -1,7 +1,7 @@
 #include "engine/search/progress.hpp"
 
 #include "engine/search/budget.hpp"
-#include "harness/core/json_number.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -33,11 +33,6 @@ std::string str(const json::object& o, std::string_view key)
     if (v->is_int64())
         return std::to_string(v->get_int64());
     return {};
-}
-
-double num(const json::object& o, std::string_view key)
-{
-    return json_number(o, key).value_or(0);
 }
 
 std::string tokens_text(std::int64_t t)
@@ -100,8 +95,8 @@ std::string describe_event(const json::object& ev)
         const auto* valid = ev.if_contains("valid");
         if (valid && valid->is_bool() && valid->get_bool())
         {
-            s += " valid    " + fmt("%.3fx", num(ev, "speedup_vs_reference")) + " vs reference, score " +
-                 fmt("%.2f us", num(ev, "score_us"));
+            s += " valid    " + fmt("%.3fx", lenient::number_or(ev, "speedup_vs_reference")) +
+                 " vs reference, score " + fmt("%.2f us", lenient::number_or(ev, "score_us"));
         }
         else
         {
@@ -148,8 +143,9 @@ std::string describe_event(const json::object& ev)
     {
         const auto* valid = ev.if_contains("valid");
         return str(ev, "key") + " on GPU " + str(ev, "gpu") + ": " +
-               (valid && valid->is_bool() && valid->get_bool() ? fmt("%.2f us", num(ev, "score_us"))
-                                                               : "invalid");
+               (valid && valid->is_bool() && valid->get_bool()
+                    ? fmt("%.2f us", lenient::number_or(ev, "score_us"))
+                    : "invalid");
     }
     if (type == "vendor_baseline")
     {
@@ -159,7 +155,7 @@ std::string describe_event(const json::object& ev)
         const auto* available = ev.if_contains("available");
         if (available && available->is_bool() && available->get_bool())
         {
-            const auto score = json_number(ev, "score_us");
+            const auto score = lenient::number_at(ev, "score_us");
             s += score ? fmt("%.2f us", *score) : std::string("no timed case");
             if (const auto* wt = ev.if_contains("within_tolerance"); wt && wt->is_bool() && !wt->get_bool())
                 s += " (outside the workload's tolerance)";

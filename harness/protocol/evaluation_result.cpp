@@ -1,11 +1,13 @@
 #include "harness/protocol/evaluation_result.hpp"
 
-#include "harness/protocol/json_read.hpp"
+#include "harness/json/json_number.hpp"
+#include "harness/json/json_reader.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <cmath>
+#include <limits>
 
 namespace warpsmith::protocol
 {
@@ -17,7 +19,7 @@ namespace
 
 json::value optional_json(const std::optional<double>& v)
 {
-    return v ? number_json(*v) : json::value(nullptr);
+    return v ? json_number(*v) : json::value(nullptr);
 }
 
 json::value optional_json(const std::optional<int>& v)
@@ -25,26 +27,19 @@ json::value optional_json(const std::optional<int>& v)
     return v ? json::value(*v) : json::value(nullptr);
 }
 
-std::optional<int> optional_int(const object_in& o, std::string_view key)
+// Records name their fields by path alone ("cases[1].timing.median_us"), null reads as absent and
+// non-finite numbers as written by json_number (json_style::record).
+json_location record_at(const std::string& path)
 {
-    if (auto v = o.integer(key))
+    return json_location({}, path, json_style::record);
+}
+
+std::optional<int> optional_int(const json_reader& o, std::string_view key)
+{
+    constexpr json_int_range int_range{std::numeric_limits<int>::min(), std::numeric_limits<int>::max()};
+    if (auto v = o.optional_int64(key, int_range))
         return static_cast<int>(*v);
     return std::nullopt;
-}
-
-const json::array* array_at(const object_in& o, std::string_view key)
-{
-    const json::value* v = o.find(key);
-    if (!v)
-        return nullptr;
-    if (!v->is_array())
-        o.fail(key, "expected an array");
-    return &v->get_array();
-}
-
-std::string indexed(const std::string& path, std::size_t i)
-{
-    return path + "[" + std::to_string(i) + "]";
 }
 
 // ---- element readings ---------------------------------------------------------------------------
@@ -56,7 +51,7 @@ json::value reading_json(const element_reading& r)
         {
             using T = std::decay_t<decltype(x)>;
             if constexpr (std::is_same_v<T, double>)
-                return number_json(x);
+                return json_number(x);
             else
                 return json::value(x);
         },
@@ -80,29 +75,26 @@ element_reading reading_from(const json::value* v)
 
 // ---- validation ---------------------------------------------------------------------------------
 
-validation_run run_from(const json::value& v, const std::string& path)
+validation_run run_from(const json_reader& o)
 {
-    const object_in o(v, path);
     validation_run r;
-    r.inputs = o.string("inputs").value_or(r.inputs);
-    r.passed = o.boolean("passed").value_or(r.passed);
-    r.elements = o.count("elements").value_or(0);
-    r.mismatches = o.count("mismatches").value_or(0);
-    r.unwritten = o.count("unwritten").value_or(0);
-    r.nonfinite = o.count("nonfinite").value_or(0);
-    r.max_abs_error = o.number("max_abs_error").value_or(0);
-    r.max_rel_error = o.number("max_rel_error").value_or(0);
-    if (const json::array* list = array_at(o, "first_mismatches"))
-        for (std::size_t i = 0; i < list->size(); ++i)
-        {
-            const object_in m((*list)[i], indexed(o.path_of("first_mismatches"), i));
-            mismatch_report e;
-            e.buffer = m.string("buffer").value_or("");
-            e.index = m.count("index").value_or(0);
-            e.got = reading_from(m.find("got"));
-            e.expected = reading_from(m.find("expected"));
-            r.first_mismatches.push_back(std::move(e));
-        }
+    r.inputs = o.optional_string("inputs").value_or(r.inputs);
+    r.passed = o.optional_bool("passed").value_or(r.passed);
+    r.elements = o.optional_uint64("elements").value_or(0);
+    r.mismatches = o.optional_uint64("mismatches").value_or(0);
+    r.unwritten = o.optional_uint64("unwritten").value_or(0);
+    r.nonfinite = o.optional_uint64("nonfinite").value_or(0);
+    r.max_abs_error = o.optional_number("max_abs_error").value_or(0);
+    r.max_rel_error = o.optional_number("max_rel_error").value_or(0);
+    for (const json_reader& m : o.optional_elements("first_mismatches"))
+    {
+        mismatch_report e;
+        e.buffer = m.optional_string("buffer").value_or("");
+        e.index = m.optional_uint64("index").value_or(0);
+        e.got = reading_from(m.find("got"));
+        e.expected = reading_from(m.find("expected"));
+        r.first_mismatches.push_back(std::move(e));
+    }
     return r;
 }
 
@@ -119,45 +111,34 @@ json::object validation_json(const case_validation& v)
         {"repeat_agrees", v.repeat_agrees ? json::value(*v.repeat_agrees) : json::value(nullptr)}};
 }
 
-case_validation validation_from(const json::value* v, const std::string& path)
+case_validation validation_from(const json_reader& o)
 {
     case_validation out;
-    if (!v || v->is_null())
-        return out;
-    const object_in o(*v, path);
-    out.passed = o.boolean("passed").value_or(false);
-    if (const json::array* runs = array_at(o, "runs"))
-        for (std::size_t i = 0; i < runs->size(); ++i)
-            out.runs.push_back(run_from((*runs)[i], indexed(o.path_of("runs"), i)));
-    out.guards_intact = o.boolean("guards_intact").value_or(true);
-    out.inputs_intact = o.boolean("inputs_intact").value_or(true);
-    out.repeat_agrees = o.boolean("repeat_agrees");
+    out.passed = o.optional_bool("passed").value_or(false);
+    for (const json_reader& run : o.optional_elements("runs"))
+        out.runs.push_back(run_from(run));
+    out.guards_intact = o.optional_bool("guards_intact").value_or(true);
+    out.inputs_intact = o.optional_bool("inputs_intact").value_or(true);
+    out.repeat_agrees = o.optional_bool("repeat_agrees");
     return out;
 }
 
 // ---- launch, cases ------------------------------------------------------------------------------
 
-std::optional<launch_dims> launch_from(const json::value* v, const std::string& path)
+launch_dims launch_from(const json_reader& o)
 {
-    if (!v || v->is_null())
-        return std::nullopt;
-    const object_in o(*v, path);
     launch_dims d;
     auto triple = [&](std::string_view key, std::array<std::int64_t, 3>& out)
     {
-        const json::array* a = array_at(o, key);
+        const json::array* a = o.optional_array(key);
         if (!a)
             return;
         for (std::size_t i = 0; i < a->size() && i < 3; ++i)
-        {
-            if (!(*a)[i].is_number())
-                o.fail(key, "expected an array of integers");
-            out[i] = (*a)[i].to_number<std::int64_t>();
-        }
+            out[i] = as_int64((*a)[i], o.at(key).index(i));
     };
     triple("grid", d.grid);
     triple("block", d.block);
-    d.shared_bytes = o.integer("shared_bytes").value_or(0);
+    d.shared_bytes = o.optional_int64("shared_bytes").value_or(0);
     return d;
 }
 
@@ -170,16 +151,17 @@ json::object case_json(const case_result& c)
                         {"timing", c.timing ? json::value(c.timing->to_json()) : json::value(nullptr)}};
 }
 
-case_result case_from(const json::value& v, const std::string& path)
+case_result case_from(const json_reader& o)
 {
-    const object_in o(v, path);
     case_result c;
-    c.name = o.string("name").value_or("");
-    c.role = o.string("role").value_or(c.role);
-    c.launch = launch_from(o.find("launch"), o.path_of("launch"));
-    c.validation = validation_from(o.find("validation"), o.path_of("validation"));
+    c.name = o.optional_string("name").value_or("");
+    c.role = o.optional_string("role").value_or(c.role);
+    if (const auto launch = o.optional_nested("launch"))
+        c.launch = launch_from(*launch);
+    if (const auto validation = o.optional_nested("validation"))
+        c.validation = validation_from(*validation);
     if (const json::value* t = o.find("timing"))
-        c.timing = timing_report::from_json(*t, o.path_of("timing"));
+        c.timing = timing_report::from_json(*t, o.at("timing").path());
     return c;
 }
 
@@ -192,7 +174,7 @@ json::value environment_json(const std::optional<environment_info>& env)
     return env->to_json();
 }
 
-std::optional<environment_info> environment_from(const json::value* v);
+std::optional<environment_info> environment_from(const json_reader& o);
 
 }  // namespace
 
@@ -219,25 +201,21 @@ json::object environment_info::to_json() const
 namespace
 {
 
-std::optional<environment_info> environment_from(const json::value* v)
+std::optional<environment_info> environment_from(const json_reader& o)
 {
-    if (!v || v->is_null())
-        return std::nullopt;
-    const object_in o(*v, "environment");
     environment_info e;
-    e.gpu = o.string("gpu").value_or("");
-    e.arch = o.string("arch").value_or("");
-    e.driver_version = o.string("driver_version").value_or("");
-    e.nvrtc_version = o.string("nvrtc_version").value_or("");
-    e.worker_version = o.string("worker_version").value_or("");
-    e.simulated = o.boolean("simulated").value_or(false);
-    if (const json::value* c = o.find("clocks"))
+    e.gpu = o.optional_string("gpu").value_or("");
+    e.arch = o.optional_string("arch").value_or("");
+    e.driver_version = o.optional_string("driver_version").value_or("");
+    e.nvrtc_version = o.optional_string("nvrtc_version").value_or("");
+    e.worker_version = o.optional_string("worker_version").value_or("");
+    e.simulated = o.optional_bool("simulated").value_or(false);
+    if (const auto k = o.optional_nested("clocks"))
     {
-        const object_in k(*c, "environment.clocks");
-        e.clocks = clock_readings{optional_int(k, "sm_mhz_start"),
-                                  optional_int(k, "sm_mhz_end"),
-                                  optional_int(k, "mem_mhz_start"),
-                                  optional_int(k, "mem_mhz_end")};
+        e.clocks = clock_readings{optional_int(*k, "sm_mhz_start"),
+                                  optional_int(*k, "sm_mhz_end"),
+                                  optional_int(*k, "mem_mhz_start"),
+                                  optional_int(*k, "mem_mhz_end")};
     }
     return e;
 }
@@ -254,10 +232,16 @@ json::object failure_report::to_json() const
 }
 
 failure_report failure_report::from_json(const json::value& v, const std::string& path)
+try
 {
-    const object_in o(v, path);
-    return failure_report{
-        o.string("kind").value_or(""), o.string("case").value_or(""), o.string("message").value_or("")};
+    const json_reader o(v, record_at(path));
+    return failure_report{o.optional_string("kind").value_or(""),
+                          o.optional_string("case").value_or(""),
+                          o.optional_string("message").value_or("")};
+}
+catch (const json_error& e)
+{
+    throw format_error(e);
 }
 
 std::string failure_report::text() const
@@ -281,8 +265,8 @@ json::object validation_run::to_json() const
                         {"mismatches", mismatches},
                         {"unwritten", unwritten},
                         {"nonfinite", nonfinite},
-                        {"max_abs_error", number_json(max_abs_error)},
-                        {"max_rel_error", number_json(max_rel_error)},
+                        {"max_abs_error", json_number(max_abs_error)},
+                        {"max_rel_error", json_number(max_rel_error)},
                         {"first_mismatches", std::move(first)}};
 }
 
@@ -304,58 +288,63 @@ json::object timing_report::to_json() const
     o["mode"] = to_string(mode);
     o["wall_us_per_launch"] = optional_json(wall_us_per_launch);
     if (wall_us_first)
-        o["wall_us_first"] = number_json(*wall_us_first);
+        o["wall_us_first"] = json_number(*wall_us_first);
     o["checked_launches"] = checked_launches;
     if (stopped)
         o["stopped"] = to_string(*stopped);
-    o["target_rel_noise"] = number_json(target_rel_noise);
-    o["rel_noise"] = number_json(rel_noise);
+    o["target_rel_noise"] = json_number(target_rel_noise);
+    o["rel_noise"] = json_number(rel_noise);
     o["suspect"] = suspect;
     o["timed_output_valid"] = timed_output_valid;
     return o;
 }
 
 timing_report timing_report::from_json(const json::value& v, const std::string& path)
+try
 {
-    const object_in o(v, path);
+    const json_reader o(v, record_at(path));
     timing_report t;
-    if (auto median = o.number("median_us"))
+    if (auto median = o.optional_number("median_us"))
     {
         timing_stats s;
         s.median_us = *median;
-        s.mean_us = o.number("mean_us").value_or(0);
-        s.min_us = o.number("min_us").value_or(0);
-        s.max_us = o.number("max_us").value_or(0);
-        s.p10_us = o.number("p10_us").value_or(0);
-        s.p90_us = o.number("p90_us").value_or(0);
-        s.stddev_us = o.number("stddev_us").value_or(0);
-        s.rel_iqr = o.number("rel_iqr").value_or(0);
+        s.mean_us = o.optional_number("mean_us").value_or(0);
+        s.min_us = o.optional_number("min_us").value_or(0);
+        s.max_us = o.optional_number("max_us").value_or(0);
+        s.p10_us = o.optional_number("p10_us").value_or(0);
+        s.p90_us = o.optional_number("p90_us").value_or(0);
+        s.stddev_us = o.optional_number("stddev_us").value_or(0);
+        s.rel_iqr = o.optional_number("rel_iqr").value_or(0);
         s.samples = optional_int(o, "samples").value_or(0);
         t.stats = s;
     }
     t.warmup = optional_int(o, "warmup").value_or(0);
-    if (auto m = o.string("mode"))
+    if (auto m = o.optional_string("mode"))
     {
         const auto mode = timing_mode_from(*m);
         if (!mode)
-            o.fail("mode", "expected \"cold\" or \"hot\"");
+            o.at("mode").expected("\"cold\" or \"hot\"", o.require("mode"));
         t.mode = *mode;
     }
-    t.wall_us_per_launch = o.number("wall_us_per_launch");
-    t.wall_us_first = o.number("wall_us_first");
+    t.wall_us_per_launch = o.optional_number("wall_us_per_launch");
+    t.wall_us_first = o.optional_number("wall_us_first");
     t.checked_launches = optional_int(o, "checked_launches").value_or(0);
-    if (auto s = o.string("stopped"))
+    if (auto s = o.optional_string("stopped"))
     {
         const auto stop = timing_stop_from(*s);
         if (!stop)
-            o.fail("stopped", "expected fixed, quiet, ceiling or dominated");
+            o.at("stopped").expected("fixed, quiet, ceiling or dominated", o.require("stopped"));
         t.stopped = *stop;
     }
-    t.target_rel_noise = o.number("target_rel_noise").value_or(0);
-    t.rel_noise = o.number("rel_noise").value_or(0);
-    t.suspect = o.boolean("suspect").value_or(false);
-    t.timed_output_valid = o.boolean("timed_output_valid").value_or(true);
+    t.target_rel_noise = o.optional_number("target_rel_noise").value_or(0);
+    t.rel_noise = o.optional_number("rel_noise").value_or(0);
+    t.suspect = o.optional_bool("suspect").value_or(false);
+    t.timed_output_valid = o.optional_bool("timed_output_valid").value_or(true);
     return t;
+}
+catch (const json_error& e)
+{
+    throw format_error(e);
 }
 
 // ---- evaluation_result --------------------------------------------------------------------------
@@ -420,45 +409,45 @@ json::object evaluation_result::to_json() const
     return o;
 }
 
+// The result itself has no path: its fields are named alone ("cases[1].name"), and when it is not
+// an object at all, it is called the message.
 evaluation_result evaluation_result::from_json(const json::value& v)
+try
 {
-    const object_in o(v, "");
+    const json_reader o(v, json_location::unnamed("message", json_style::record));
     evaluation_result r;
-    const std::string status = o.string("status").value_or("invalid");
+    const std::string status = o.optional_string("status").value_or("invalid");
     if (status != "valid" && status != "invalid")
-        o.fail("status", "expected \"valid\" or \"invalid\"");
+        o.at("status").expected("\"valid\" or \"invalid\"", o.require("status"));
     r.status = status == "valid" ? evaluation_status::valid : evaluation_status::invalid;
     if (const json::value* f = o.find("failure"))
         r.failure = failure_report::from_json(*f);
-    if (const json::array* list = array_at(o, "cases"))
-        for (std::size_t i = 0; i < list->size(); ++i)
-            r.cases.push_back(case_from((*list)[i], indexed("cases", i)));
-    r.score_us = o.number("score_us");
-    r.environment = environment_from(o.find("environment"));
-    r.eval_ms = o.number("eval_ms");
-    if (const json::value* p = o.find("phases_ms"))
+    for (const json_reader& c : o.optional_elements("cases"))
+        r.cases.push_back(case_from(c));
+    r.score_us = o.optional_number("score_us");
+    if (const auto env = o.optional_nested("environment"))
+        r.environment = environment_from(*env);
+    r.eval_ms = o.optional_number("eval_ms");
+    if (const auto phases = o.optional_nested("phases_ms"))
     {
-        const object_in phases(*p, "phases_ms");
-        for (const auto& [name, ms] : p->get_object())
-            if (auto x = phases.number(name))
-                r.phases_ms[std::string(name)] = *x;
+        for (const auto& kv : phases->object())
+            if (auto x = phases->optional_number(kv.key()))
+                r.phases_ms[std::string(kv.key())] = *x;
     }
-    if (const json::value* p = o.find("profiled"))
-    {
-        const object_in pr(*p, "profiled");
-        r.profiled = profiled_launch{pr.string("case").value_or(""),
-                                     pr.string("run").value_or("repeat"),
-                                     pr.boolean("launched").value_or(false)};
-    }
-    if (const json::value* c = o.find("eval_cache"))
-    {
-        const object_in ec(*c, "eval_cache");
-        r.eval_cache = cache_hit{ec.string("run").value_or(""),
-                                 ec.string("candidate").value_or(""),
-                                 ec.string("time").value_or(""),
-                                 ec.string("key").value_or("")};
-    }
+    if (const auto pr = o.optional_nested("profiled"))
+        r.profiled = profiled_launch{pr->optional_string("case").value_or(""),
+                                     pr->optional_string("run").value_or("repeat"),
+                                     pr->optional_bool("launched").value_or(false)};
+    if (const auto ec = o.optional_nested("eval_cache"))
+        r.eval_cache = cache_hit{ec->optional_string("run").value_or(""),
+                                 ec->optional_string("candidate").value_or(""),
+                                 ec->optional_string("time").value_or(""),
+                                 ec->optional_string("key").value_or("")};
     return r;
+}
+catch (const json_error& e)
+{
+    throw format_error(e);
 }
 
 }  // namespace warpsmith::protocol

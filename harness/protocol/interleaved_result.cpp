@@ -1,6 +1,6 @@
 #include "harness/protocol/interleaved_result.hpp"
 
-#include "harness/protocol/json_read.hpp"
+#include "harness/json/json_reader.hpp"
 
 namespace warpsmith::protocol
 {
@@ -24,30 +24,33 @@ json::object interleaved_result::to_json() const
 }
 
 interleaved_result interleaved_result::from_json(const json::value& v, const std::string& path)
+try
 {
-    const object_in o(v, path);
+    const json_reader o(v, json_location({}, path, json_style::record));
     interleaved_result r;
-    if (const json::value* t = o.find("timings"))
+    if (const auto entries = o.optional_nested("timings"))
     {
-        const object_in entries(*t, o.path_of("timings"));
-        for (const auto& kv : t->get_object())
+        for (const auto& kv : entries->object())
         {
             const std::string key(kv.key());
-            const object_in cases(kv.value(), entries.path_of(key));
+            const json_reader cases(kv.value(), entries->at(key));
             auto& out = r.timings[key];
-            for (const auto& c : kv.value().get_object())
+            for (const auto& c : cases.object())
                 out.emplace(std::string(c.key()),
-                            timing_report::from_json(c.value(), cases.path_of(c.key())));
+                            timing_report::from_json(c.value(), cases.at(c.key()).path()));
         }
     }
-    if (const json::value* inv = o.find("invalid"))
+    if (const auto entries = o.optional_nested("invalid"))
     {
-        const object_in entries(*inv, o.path_of("invalid"));
-        for (const auto& kv : inv->get_object())
+        for (const auto& kv : entries->object())
             r.invalid.emplace(std::string(kv.key()),
-                              failure_report::from_json(kv.value(), entries.path_of(kv.key())));
+                              failure_report::from_json(kv.value(), entries->at(kv.key()).path()));
     }
     return r;
+}
+catch (const json_error& e)
+{
+    throw format_error(e);
 }
 
 }  // namespace warpsmith::protocol

@@ -1,6 +1,6 @@
 #include "harness/protocol/timing_options.hpp"
 
-#include "harness/protocol/json_read.hpp"
+#include "harness/json/json_reader.hpp"
 
 #include <cmath>
 
@@ -65,63 +65,43 @@ json::object timing_options::to_json() const
     return o;
 }
 
-namespace
-{
-
-[[noreturn]] void bad(std::string_view field, std::string_view problem)
-{
-    throw format_error("'timing." + std::string(field) + "' " + std::string(problem));
-}
-
-int launches(const json::object& o, std::string_view key, int lo, int fallback)
-{
-    const json::value* v = o.if_contains(key);
-    if (!v || v->is_null())
-        return fallback;
-    const bool integral =
-        v->is_int64() || v->is_uint64() || (v->is_double() && std::trunc(v->get_double()) == v->get_double());
-    const double x = v->is_number() ? v->to_number<double>() : -1;
-    if (!integral || x < lo || x > max_timing_launches)
-        bad(key,
-            "must be an integer from " + std::to_string(lo) + " to " + std::to_string(max_timing_launches));
-    return static_cast<int>(x);
-}
-
-}  // namespace
-
+// The fields are named as in a request ("'timing.iterations' must be ..."): callers prefix the op
+// or the file.
 timing_options timing_options::from_json(const json::value& v)
+try
 {
-    if (!v.is_object())
-        throw format_error("'timing' must be an object");
-    const json::object& o = v.get_object();
+    const json_reader o(v, json_location({}, "timing", json_style::request));
     timing_options t;
-    t.warmup = launches(o, "warmup", 0, t.warmup);
-    t.iterations = launches(o, "iterations", 1, t.iterations);
-    if (const json::value* m = o.if_contains("mode"); m && !m->is_null())
+    t.warmup = static_cast<int>(o.optional_int64("warmup", {0, max_timing_launches}).value_or(t.warmup));
+    t.iterations =
+        static_cast<int>(o.optional_int64("iterations", {1, max_timing_launches}).value_or(t.iterations));
+    if (const json::value* m = o.find("mode"))
     {
         const auto mode = m->is_string() ? timing_mode_from(m->get_string()) : std::nullopt;
         if (!mode)
-            bad("mode", "must be \"cold\" or \"hot\"");
+            o.at("mode").expected("\"cold\" or \"hot\"", *m);
         t.mode = *mode;
     }
-    if (const json::value* n = o.if_contains("target_rel_noise"); n && !n->is_null())
+    if (const json::value* n = o.find("target_rel_noise"))
     {
         if (!n->is_number() || !(n->to_number<double>() >= 0) || !std::isfinite(n->to_number<double>()))
-            bad("target_rel_noise", "must be a number >= 0");
+            o.at("target_rel_noise").expected("a number >= 0", *n);
         t.target_rel_noise = n->to_number<double>();
     }
-    if (const json::value* d = o.if_contains("dominated_above_us"); d && !d->is_null())
+    if (const auto d = o.optional_nested("dominated_above_us"))
     {
-        if (!d->is_object())
-            bad("dominated_above_us", "must be an object");
-        for (const auto& [name, value] : d->get_object())
+        for (const auto& [name, value] : d->object())
         {
             if (!value.is_number() || !(value.to_number<double>() > 0))
-                bad("dominated_above_us." + std::string(name), "must be a number > 0");
+                d->at(name).expected("a number > 0", value);
             t.dominated_above_us[std::string(name)] = value.to_number<double>();
         }
     }
     return t;
+}
+catch (const json_error& e)
+{
+    throw format_error(e);
 }
 
 }  // namespace warpsmith::protocol

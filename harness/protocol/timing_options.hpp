@@ -6,6 +6,7 @@
 // that sends it, the worker that obeys it and the replay files that record it.
 
 #include "harness/core/defaults.hpp"
+#include "harness/protocol/format_error.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>

@@ -40,8 +40,9 @@ CUdeviceptr buffer_ptr(const case_data& c, const std::string& name)
 }  // namespace
 
 baseline_request parse_baseline_request(const json::object& request)
+try
 {
-    field_reader r(request, "baseline");
+    const json_reader r(request, request_location("baseline"));
     baseline_request out;
     out.kind = r.require_string("kind");
     if (out.kind != baseline_kind_cublas_sgemm)
@@ -58,6 +59,10 @@ baseline_request parse_baseline_request(const json::object& request)
     out.cases = r.optional_strings("cases");
     out.timing = parse_timing(r.optional_object("timing"), "baseline");
     return out;
+}
+catch (const json_error& e)
+{
+    bad_request(e.what());
 }
 
 const baseline_spec& select_baseline(const workload& w, const baseline_request& r)

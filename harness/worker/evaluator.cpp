@@ -2,7 +2,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
-#include "harness/protocol/json_read.hpp"
+#include "harness/protocol/format_error.hpp"
 #include "harness/timing/timing_stats.hpp"
 #include "harness/worker/candidate_loader.hpp"
 #include "harness/worker/protocol.hpp"
@@ -92,9 +92,10 @@ timing_options parse_timing(const json::object* timing, const std::string& where
 }
 
 evaluation evaluate(gpu_session& session, const json::object& request)
+try
 {
     const auto t_start = clock::now();
-    field_reader r(request, "evaluate");
+    const json_reader r(request, request_location("evaluate"));
     const std::string name = r.optional_string("name").value_or("candidate");
     const json::object& candidate_json = r.require_object("candidate");
     const timing_options timing = parse_timing(r.optional_object("timing"), "evaluate");
@@ -357,6 +358,10 @@ evaluation evaluate(gpu_session& session, const json::object& request)
     if (profile_case)
         result.profiled = protocol::profiled_launch{*profile_case, "repeat", profiled};
     return out;
+}
+catch (const json_error& e)
+{
+    bad_request(e.what());
 }
 
 }  // namespace warpsmith::worker

@@ -51,13 +51,14 @@ case_store& gpu_session::store()
 }
 
 json::object gpu_session::load_workload(const json::object& request)
+try
 {
     const auto t0 = std::chrono::steady_clock::now();
-    field_reader r(request, "load_workload");
+    const json_reader r(request, request_location("load_workload"));
     const json::object& wjson = r.require_object("workload");
     const std::uint64_t hidden_seed = r.optional_uint64("hidden_seed").value_or(std::random_device{}());
     const auto timeout = std::chrono::milliseconds(
-        r.optional_int("launch_timeout_ms", 1, 86'400'000).value_or(default_launch_timeout_ms));
+        r.optional_int64("launch_timeout_ms", {1, 86'400'000}).value_or(default_launch_timeout_ms));
 
     // Parse before freeing the old workload: a malformed request leaves the loaded one in place.
     workload w = [&]
@@ -78,6 +79,10 @@ json::object gpu_session::load_workload(const json::object& request)
     response["load_ms"] =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return response;
+}
+catch (const json_error& e)
+{
+    bad_request(e.what());
 }
 
 protocol::environment_info gpu_session::environment() const

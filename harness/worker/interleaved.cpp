@@ -40,9 +40,10 @@ std::uint64_t interleaved_sequence = 0;
 }  // namespace
 
 json::object time_interleaved(gpu_session& session, const json::object& request)
+try
 {
-    field_reader r(request, "time_interleaved");
-    const int rounds = static_cast<int>(r.optional_int("rounds", 1, 100'000).value_or(30));
+    const json_reader r(request, request_location("time_interleaved"));
+    const int rounds = static_cast<int>(r.optional_int64("rounds", {1, 100'000}).value_or(30));
     timing_options timing = parse_timing(r.optional_object("timing"), "time_interleaved");
     const json::array& entries_json = r.require_array("entries");
     if (entries_json.empty())
@@ -57,7 +58,7 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
         const std::string where = "time_interleaved: 'entries[" + std::to_string(i) + "]'";
         if (!entries_json[i].is_object())
             bad_request(where + " must be an object");
-        field_reader er(entries_json[i].get_object(), where);
+        const json_reader er(entries_json[i].get_object(), request_location(where));
         entry& e = entries.emplace_back();
         e.key = er.require_string("key");
         for (std::size_t j = 0; j + 1 < entries.size(); ++j)
@@ -327,6 +328,10 @@ json::object time_interleaved(gpu_session& session, const json::object& request)
                             std::string("time_interleaved: ") + e.what() + " (the worker restarts)",
                             true);
     }
+}
+catch (const json_error& e)
+{
+    bad_request(e.what());
 }
 
 }  // namespace warpsmith::worker

@@ -1,9 +1,13 @@
 #pragma once
 
 // The worker's side of docs/worker-protocol.md: error kinds of ok:false responses, response
-// framing, field readers that turn malformed requests into one-line bad_request messages, and the
-// writer that owns the protocol stream (stdout carries protocol lines only, one per response,
-// flushed at once).
+// framing, where a request's fields are read from (the JSON layer's strict reader in request style,
+// whose json_error each op answers as bad_request), and the writer that owns the protocol stream
+// (stdout carries protocol lines only, one per response, flushed at once). Measured numbers are
+// written with json_number (harness/json/json_number.hpp).
+
+#include "harness/json/json_number.hpp"
+#include "harness/json/json_reader.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -11,11 +15,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace warpsmith::worker
 {
@@ -60,40 +62,9 @@ boost::json::object ok_response(const boost::json::value& id);
 /// {"id": id, "ok": false, "error": {"kind": ..., "message": ...}}
 boost::json::object error_response(const boost::json::value& id, error_kind kind, std::string_view message);
 
-/// A JSON number for finite values; "NaN", "Inf" or "-Inf" otherwise (JSON has no such numbers and
-/// a serializer would write something no parser accepts).
-boost::json::value json_number(double v);
-
-/// Typed access to a request's fields; every problem is a bad_request naming the op and field
-/// ("evaluate: 'timing.iterations' must be a positive integer").
-class field_reader
-{
-public:
-    field_reader(const boost::json::object& object, std::string where);
-
-    const boost::json::value* find(std::string_view key) const;
-    const boost::json::object& require_object(std::string_view key) const;
-    const boost::json::object* optional_object(std::string_view key) const;
-    const boost::json::array* optional_array(std::string_view key) const;
-    const boost::json::array& require_array(std::string_view key) const;
-    std::optional<std::int64_t> optional_int(std::string_view key, std::int64_t min, std::int64_t max) const;
-    std::optional<std::uint64_t> optional_uint64(std::string_view key) const;
-    std::optional<double> optional_number(std::string_view key, double min) const;
-    std::optional<bool> optional_bool(std::string_view key) const;
-    std::optional<std::string> optional_string(std::string_view key) const;
-    std::string require_string(std::string_view key) const;
-    std::vector<std::string> optional_strings(std::string_view key) const;
-
-    /// "evaluate: 'timing.x'" for a key of this object.
-    std::string name(std::string_view key) const;
-    /// A reader for a nested object, naming fields "where.key.x".
-    field_reader nested(std::string_view key) const;
-
-private:
-    const boost::json::object& object_;
-    std::string where_;   // "evaluate"
-    std::string prefix_;  // "timing." for nested readers
-};
+/// The fields of a request, as messages name them: "evaluate: 'timing.iterations' must be an integer
+/// from 1 to 100000". `where` is the op, or the op and an element ("time_interleaved: 'entries[0]'").
+json_location request_location(std::string where);
 
 /// Writes protocol lines to a file descriptor (a dup of the original stdout; see main.cpp).
 /// Thread-safe; each line is written whole and flushed.

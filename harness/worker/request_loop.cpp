@@ -109,7 +109,7 @@ json::object request_loop::dispatch(const std::string& op, const json::object& r
     }
     if (op == "compile")
     {
-        field_reader r(request, "compile");
+        const json_reader r(request, request_location("compile"));
         compile_request creq;
         try
         {
@@ -130,7 +130,7 @@ json::object request_loop::dispatch(const std::string& op, const json::object& r
     gpu_session& s = session();
     if (op == "device_info")
     {
-        field_reader r(request, "device_info");
+        const json_reader r(request, request_location("device_info"));
         json::object device = device_info_json(s.device());
         if (r.optional_bool("measure").value_or(false))
             device["measured"] = measure_device(s.device(), s.helpers(), std::chrono::milliseconds(60'000));
@@ -238,6 +238,11 @@ request_loop::outcome request_loop::handle_line(std::string_view raw)
     }
     catch (const user_error& e)
     {
+        fail(error_kind::bad_request, e.what(), false);
+    }
+    catch (const json_error& e)
+    {
+        // A request field the op read without translating it (each op answers these as bad_request).
         fail(error_kind::bad_request, e.what(), false);
     }
     catch (const std::exception& e)

@@ -1,15 +1,14 @@
 #include "harness/workload/candidate.hpp"
 
 #include "harness/core/error.hpp"
-#include "harness/workload/json_fields.hpp"
+#include "harness/json/json_reader.hpp"
+#include "harness/workload/identifier.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
 namespace warpsmith
 {
-
-using detail::json_location;
 
 const launch_plan& candidate::plan_for(std::string_view case_name) const
 {
@@ -62,39 +61,41 @@ std::string candidate::validate(const workload& w) const
     return {};
 }
 
+// The strict reader's json_error becomes the user_error callers expect (candidate.hpp).
 candidate candidate::from_json(const boost::json::value& v, std::string_view origin)
+try
 {
     const json_location root{std::string(origin)};
-    const auto& obj = detail::as_object(v, root);
+    const auto& obj = as_object(v, root);
     candidate c;
     // Other layers add their own keys (cubin_b64 in the worker protocol, rationale and parent in
     // the run directory), so keys other than these are left alone rather than refused.
     if (const auto* s = obj.if_contains("source"))
-        c.source = detail::as_string(*s, root.key("source"));
+        c.source = as_string(*s, root.key("source"));
     const auto* e = obj.if_contains("entry");
     if (!e)
         root.fail("'entry' is missing");
-    c.entry = detail::as_string(*e, root.key("entry"));
-    if (!detail::is_c_identifier(c.entry))
+    c.entry = as_string(*e, root.key("entry"));
+    if (!is_c_identifier(c.entry))
         root.key("entry").fail("'" + c.entry + "' is not a C identifier");
 
     if (const auto* d = obj.if_contains("defines"))
     {
         const auto dloc = root.key("defines");
-        for (const auto& kv : detail::as_object(*d, dloc))
+        for (const auto& kv : as_object(*d, dloc))
         {
             const std::string name(kv.key());
-            if (!detail::is_c_identifier(name) || detail::is_reserved_word(name))
+            if (!is_c_identifier(name) || is_reserved_word(name))
                 dloc.fail("'" + name + "' is not a valid macro name");
-            c.defines.emplace(name, detail::as_int64(kv.value(), dloc.key(name)));
+            c.defines.emplace(name, as_int64(kv.value(), dloc.key(name)));
         }
     }
     if (const auto* o = obj.if_contains("options"))
     {
         const auto oloc = root.key("options");
-        const auto& arr = detail::as_array(*o, oloc);
+        const auto& arr = as_array(*o, oloc);
         for (std::size_t i = 0; i < arr.size(); ++i)
-            c.options.push_back(detail::as_string(arr[i], oloc.index(i)));
+            c.options.push_back(as_string(arr[i], oloc.index(i)));
     }
     const auto* l = obj.if_contains("launch");
     if (!l)
@@ -103,11 +104,15 @@ candidate candidate::from_json(const boost::json::value& v, std::string_view ori
     if (const auto* ov = obj.if_contains("overrides"))
     {
         const auto ovloc = root.key("overrides");
-        for (const auto& kv : detail::as_object(*ov, ovloc))
+        for (const auto& kv : as_object(*ov, ovloc))
             c.overrides.emplace(std::string(kv.key()),
                                 launch_plan::from_json(kv.value(), ovloc.key(kv.key()).text()));
     }
     return c;
+}
+catch (const json_error& e)
+{
+    throw user_error(e.what());
 }
 
 boost::json::value candidate::to_json() const

@@ -1,7 +1,7 @@
 #include "harness/workload/launch_plan.hpp"
 
 #include "harness/core/error.hpp"
-#include "harness/workload/json_fields.hpp"
+#include "harness/json/json_reader.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -24,12 +24,12 @@ std::int64_t evaluate_field(const expression& e, const variables& vars, const st
     }
 }
 
-expression parse_entry(const boost::json::value& v, const detail::json_location& loc)
+expression parse_entry(const boost::json::value& v, const json_location& loc)
 {
     if (v.is_int64() || v.is_uint64())
-        return expression::constant(detail::as_int64(v, loc));
+        return expression::constant(as_int64(v, loc));
     if (!v.is_string())
-        loc.fail("must be an integer or an expression string, got " + detail::json_excerpt(v));
+        loc.fail("must be an integer or an expression string, got " + json_excerpt(v));
     try
     {
         return expression::parse(v.get_string());
@@ -40,7 +40,7 @@ expression parse_entry(const boost::json::value& v, const detail::json_location&
     }
 }
 
-std::array<expression, 3> parse_dims(const boost::json::value& v, const detail::json_location& loc)
+std::array<expression, 3> parse_dims(const boost::json::value& v, const json_location& loc)
 {
     std::array<expression, 3> dims{expression::constant(1), expression::constant(1), expression::constant(1)};
     if (v.is_string() || v.is_int64() || v.is_uint64())
@@ -49,7 +49,7 @@ std::array<expression, 3> parse_dims(const boost::json::value& v, const detail::
         dims[0] = parse_entry(v, loc);
         return dims;
     }
-    const auto& arr = detail::as_array(v, loc);
+    const auto& arr = as_array(v, loc);
     if (arr.empty() || arr.size() > 3)
         loc.fail("must have 1 to 3 entries, got " + std::to_string(arr.size()));
     for (std::size_t i = 0; i < arr.size(); ++i)
@@ -88,16 +88,22 @@ launch_dims launch_plan::evaluate(const variables& vars) const
     return d;
 }
 
+// `where` already names the file ("w.json: launch"), so it is the path of a location without origin.
+// The strict reader's json_error becomes the user_error callers expect (launch_plan.hpp).
 launch_plan launch_plan::from_json(const boost::json::value& v, std::string_view where)
+try
 {
-    detail::json_object_reader r(
-        v, detail::json_location({}, std::string(where)), {"grid", "block", "shared_bytes"});
+    json_reader r(v, json_location({}, std::string(where)), {"grid", "block", "shared_bytes"});
     launch_plan p;
     p.grid = parse_dims(r.require("grid"), r.at("grid"));
     p.block = parse_dims(r.require("block"), r.at("block"));
     if (const auto* s = r.find("shared_bytes"))
         p.shared_bytes = parse_entry(*s, r.at("shared_bytes"));
     return p;
+}
+catch (const json_error& e)
+{
+    throw user_error(e.what());
 }
 
 boost::json::value launch_plan::to_json() const

@@ -5,7 +5,7 @@
 
 #include "engine/search/confirmation.hpp"
 #include "engine/search/scoring.hpp"
-#include "harness/protocol/json_read.hpp"
+#include "harness/protocol/format_error.hpp"
 #include "tests/engine/search/engine_test_support.hpp"
 
 using namespace warpsmith;

@@ -3,7 +3,7 @@
 // malformed result is refused with the path of the field at fault.
 
 #include "harness/protocol/evaluation_result.hpp"
-#include "harness/protocol/json_read.hpp"
+#include "harness/protocol/format_error.hpp"
 
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
@@ -156,19 +156,23 @@ BOOST_AUTO_TEST_CASE(records_of_older_versions_still_read)
 
 BOOST_AUTO_TEST_CASE(a_malformed_result_names_the_field)
 {
-    BOOST_TEST(message_of(json::parse("[]")) == "message: expected an object");
+    BOOST_TEST(message_of(json::parse("[]")) == "message: must be a JSON object, got []");
     BOOST_TEST(message_of(json::parse(R"({"status": "fine"})")) ==
-               "status: expected \"valid\" or \"invalid\"");
+               "status: must be \"valid\" or \"invalid\", got \"fine\"");
     BOOST_TEST(
         message_of(json::parse(R"({"status": "valid", "cases": [{}, {"timing": {"median_us": "fast"}}]})")) ==
-        "cases[1].timing.median_us: expected a number");
+        "cases[1].timing.median_us: must be a number, got \"fast\"");
     BOOST_TEST(message_of(json::parse(
                    R"({"status": "valid", "cases": [{"validation": {"runs": [{"elements": -1}]}}]})")) ==
-               "cases[0].validation.runs[0].elements: expected a non-negative integer");
-    BOOST_TEST(message_of(json::parse(R"({"status": "valid", "cases": {}})")) == "cases: expected an array");
+               "cases[0].validation.runs[0].elements: must be a non-negative integer, got -1");
+    BOOST_TEST(message_of(json::parse(R"({"status": "valid", "cases": {}})")) ==
+               "cases: must be a JSON array, got {}");
     BOOST_TEST(
         message_of(json::parse(R"({"status": "valid", "cases": [{"timing": {"stopped": "bored"}}]})")) ==
-        "cases[0].timing.stopped: expected fixed, quiet, ceiling or dominated");
+        "cases[0].timing.stopped: must be fixed, quiet, ceiling or dominated, got \"bored\"");
+    // A launch dimension that is no integer is a format error too, named down to the element.
+    BOOST_TEST(message_of(json::parse(R"({"status": "valid", "cases": [{"launch": {"grid": [1, 2.5]}}]})")) ==
+               "cases[0].launch.grid[1]: must be an integer, got 2.5");
 }
 
 BOOST_AUTO_TEST_CASE(medians_skip_cases_that_cannot_score)

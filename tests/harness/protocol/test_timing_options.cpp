@@ -1,7 +1,7 @@
 // One timing_options for the engine, the worker and replay files
 // (harness/protocol/timing_options.hpp).
 
-#include "harness/protocol/json_read.hpp"
+#include "harness/protocol/format_error.hpp"
 #include "harness/protocol/timing_options.hpp"
 
 #include <boost/json.hpp>

@@ -96,6 +96,13 @@ BOOST_AUTO_TEST_CASE(malformed_requests_are_bad_requests_and_unknown_kinds_no_ba
     BOOST_TEST(e.first == "bad_request");
     BOOST_TEST(e.second == "baseline: 'kind' is missing");
     e = request_error_of(
+        [] {
+            parse_baseline_request(
+                request(R"({"id": 1, "op": "baseline", "kind": "cublas_sgemm", "cases": [1]})"));
+        });
+    BOOST_TEST(e.first == "bad_request");
+    BOOST_TEST(e.second == "baseline: 'cases' must be an array of strings");
+    e = request_error_of(
         []
         {
             parse_baseline_request(
