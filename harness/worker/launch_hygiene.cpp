@@ -50,16 +50,7 @@ __device__ __forceinline__ void ws_scrub_reserved_window(u32 seed)
 // The shared memory of this block (launched with the opt-in maximum, one block per SM) and its
 // reserved window, then this block's share of the L2 scrub buffer. The shared stores are asm
 // volatile or through a volatile pointer: nothing reads them back.
-//
-// After its L2 stores each block waits drain_ns (by %globaltimer) before it ends, so the launch
-// ends that long after its last store. Every scrub store evicts a dirty line of the previous
-// scrub, and the write-backs still queued when the scrub ends used to spill into the measured
-// kernel: a short cold kernel then ran slow and fast in turn (lag-1 autocorrelation -0.13 to
-// -0.33 over 100 launches on the H100) and its median's interval needed 60-100 launches to reach
-// 1%. With a 2 us drain the samples are independent and 20-40 launches reach it
-// (docs/performance.md, "The scrub's drain"). The scrub's own dirty lines stay in L2: a measured
-// kernel still pays a write-back for every line it allocates, as before.
-extern "C" __global__ void __launch_bounds__(1024) ws_scrub_sm(u32 seed, uint4* l2, u64 l2_vectors, u32 drain_ns)
+extern "C" __global__ void __launch_bounds__(1024) ws_scrub_sm(u32 seed, uint4* l2, u64 l2_vectors)
 {
     extern __shared__ u32 ws_smem[];
     u32 bytes;
@@ -81,18 +72,6 @@ extern "C" __global__ void __launch_bounds__(1024) ws_scrub_sm(u32 seed, uint4* 
     const u64 stride = (u64)gridDim.x * blockDim.x;
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < l2_vectors; i += stride)
         l2[i] = v;
-    if (drain_ns != 0)
-    {
-        __syncthreads();  // the block's stores are issued
-        if (threadIdx.x == 0)
-        {
-            u64 t0, t;
-            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-            do
-                asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-            while (t - t0 < drain_ns);
-        }
-    }
 }
 
 // The local window (local_window.hpp): every thread stores a fresh pattern over its whole local
@@ -308,8 +287,7 @@ void launch_hygiene::scrub_sm(CUstream s,
                               std::size_t l2_bytes) const
 {
     std::uint64_t vectors = l2_bytes / 16;
-    std::uint32_t drain_ns = vectors != 0 ? scrub_drain_ns : 0;
-    void* args[] = {&seed, &l2_buffer, &vectors, &drain_ns};
+    void* args[] = {&seed, &l2_buffer, &vectors};
     // One block per SM: each takes the opt-in maximum of shared memory, so no SM holds two, and
     // all of them run in one wave.
     launch(scrub_sm_,

@@ -48,17 +48,13 @@ struct seal_region
 class launch_hygiene
 {
 public:
-    /// How long the L2 scrub waits after its last store (launch_hygiene.cpp, ws_scrub_sm).
-    static constexpr std::uint32_t scrub_drain_ns = 2000;
-
     /// Compiles (or takes from the cache) and loads the module, records its kernels' frames and
     /// finds the local window's reserve with one launch. Throws std::runtime_error when the module
     /// does not compile or the window is not laid out as local_window.hpp says.
     launch_hygiene(const nvrtc_compiler& compiler, const gpu_device& device);
 
     /// Fills the shared memory of every SM, each block's reserved window included; with l2_bytes > 0
-    /// also overwrites [l2_buffer, l2_buffer + l2_bytes) (16-byte multiple) in the same launch,
-    /// and then lets the memory system drain for scrub_drain_ns before the launch ends.
+    /// also overwrites [l2_buffer, l2_buffer + l2_bytes) (16-byte multiple) in the same launch.
     void scrub_sm(CUstream s, std::uint32_t seed, CUdeviceptr l2_buffer = 0, std::size_t l2_bytes = 0) const;
 
     /// Overwrites every thread's whole local allocation: the reserve plus the smallest scrub frame
