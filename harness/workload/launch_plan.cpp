@@ -2,6 +2,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/json/json_reader.hpp"
+#include "harness/workload/workload_parse.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -24,36 +25,20 @@ std::int64_t evaluate_field(const expression& e, const variables& vars, const st
     }
 }
 
-expression parse_entry(const boost::json::value& v, const json_location& loc)
-{
-    if (v.is_int64() || v.is_uint64())
-        return expression::constant(as_int64(v, loc));
-    if (!v.is_string())
-        loc.fail("must be an integer or an expression string, got " + json_excerpt(v));
-    try
-    {
-        return expression::parse(v.get_string());
-    }
-    catch (const expression_error& ex)
-    {
-        loc.fail(ex.what());
-    }
-}
-
 std::array<expression, 3> parse_dims(const boost::json::value& v, const json_location& loc)
 {
     std::array<expression, 3> dims{expression::constant(1), expression::constant(1), expression::constant(1)};
     if (v.is_string() || v.is_int64() || v.is_uint64())
     {
         // A bare expression is shorthand for a one-dimensional launch.
-        dims[0] = parse_entry(v, loc);
+        dims[0] = detail::parse_expression(v, loc);
         return dims;
     }
     const auto& arr = as_array(v, loc);
     if (arr.empty() || arr.size() > 3)
         loc.fail("must have 1 to 3 entries, got " + std::to_string(arr.size()));
     for (std::size_t i = 0; i < arr.size(); ++i)
-        dims[i] = parse_entry(arr[i], loc.index(i));
+        dims[i] = detail::parse_expression(arr[i], loc.index(i));
     return dims;
 }
 
@@ -98,7 +83,7 @@ try
     p.grid = parse_dims(r.require("grid"), r.at("grid"));
     p.block = parse_dims(r.require("block"), r.at("block"));
     if (const auto* s = r.find("shared_bytes"))
-        p.shared_bytes = parse_entry(*s, r.at("shared_bytes"));
+        p.shared_bytes = detail::parse_expression(*s, r.at("shared_bytes"));
     return p;
 }
 catch (const json_error& e)
