@@ -5,22 +5,22 @@
 // a run directory like optimize's plus tune.json and tune_curve.json, an evaluation cache that lets
 // a tune resume and strategies re-use each other's measurements without the GPU, and a final table
 // with the best point, per-case times, speedups, vendor baselines (when the summary has them) and
-// the roofline. --offline replays a strategy against the cache alone.
+// the roofline (engine/report/tune_table.hpp). --offline replays a strategy against the cache alone
+// (engine/report/offline_tune.hpp).
 
 #include "agents/autotune/autotune_strategy.hpp"
 #include "agents/autotune/evaluation_cache.hpp"
-#include "agents/autotune/offline_replay.hpp"
 #include "agents/autotune/roofline.hpp"
 #include "agents/providers/provider_registry.hpp"
-#include "engine/cli/baseline_report.hpp"
 #include "engine/cli/cli_app.hpp"
 #include "engine/cli/commands.hpp"
 #include "engine/cli/nsight_args.hpp"
 #include "engine/cli/search_session.hpp"
-#include "engine/report/profile_listing.hpp"
+#include "engine/report/baseline_report.hpp"
+#include "engine/report/offline_tune.hpp"
+#include "engine/report/tune_table.hpp"
 #include "engine/run/journal.hpp"
 #include "engine/search/cached_backend.hpp"
-#include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
@@ -39,7 +39,6 @@ namespace warpsmith
 namespace asio = boost::asio;
 namespace json = boost::json;
 namespace fs = std::filesystem;
-using lenient::number_at;
 using lenient::object_at;
 
 namespace
@@ -62,13 +61,6 @@ struct tune_args : search_session_args
 
     tune_args() { seed = 1; }
 };
-
-std::string fmt(const char* f, double x)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, x);
-    return buf;
-}
 
 void write_stdout(const std::string& s)
 {
@@ -230,66 +222,6 @@ tune_plan prepare(const tune_args& a)
     return p;
 }
 
-// ---- the final table ----
-
-/// --use-nsight: the winner's profile (profiles/<id>-<case>.json) below the roofline, or why
-/// there is none.
-std::string winner_profile_text(const fs::path& run_path, const std::string& winner)
-{
-    const auto profiles = report::list_run_profiles(run_path);
-    if (const report::listed_profile* p = report::find_profile(profiles, winner))
-        return "profile of " + winner + " on " + p->case_name + " (" +
-               (p->report ? (run_path / *p->report).string() : run_path.string() + "/" + p->document) +
-               "):\n" + p->summary->render_table();
-    for (const auto& p : profiles)
-        if (p.candidate == winner)
-            return "no profile of " + winner + ": " + p.message + "\n";
-    return winner == "initial" ? "the initial kernel won; it was not profiled\n"
-                               : "no profile of " + winner + " (see the log)\n";
-}
-
-std::string final_table(const json::object& s,
-                        const json::object& tune,
-                        const fs::path& run_path,
-                        const workload& w,
-                        const std::optional<json::object>& best_point)
-{
-    std::string out;
-    const auto& c = s.at("candidates").as_object();
-    out += "tune " + run_path.string() + ": " + std::string(s.at("status").as_string()) + " (" +
-           std::string(s.at("stop_reason").as_string()) + "), " + tune.at("strategy").as_string().c_str() +
-           " seed " + std::to_string(tune.at("seed").to_number<std::uint64_t>()) + ", " +
-           std::to_string(c.at("evaluated").as_int64()) + " evaluated (" +
-           std::to_string(c.at("valid").as_int64()) + " valid), " +
-           std::to_string(tune.at("pruned").at("count").to_number<std::int64_t>()) +
-           " pruned after compile, " + fmt("%.1f s", number_at(&s, "wall_seconds").value_or(0)) +
-           ", GPU busy " + fmt("%.0f%%", 100 * number_at(&s, "gpu_busy_fraction").value_or(0)) + "\n";
-    if (const auto* space = object_at(&tune, "space"))
-        out += "space: " + autotune::space_stats::from_json(*space).describe() + "\n";
-    if (const auto* cache = object_at(&tune, "eval_cache"); cache && cache->at("enabled").as_bool())
-        out += "evaluation cache: " + std::to_string(cache->at("hits").as_int64()) + " hits, " +
-               std::to_string(cache->at("stored").as_int64()) + " stored\n";
-
-    const auto* best = object_at(&s, "best");
-    if (!best)
-    {
-        out += "no valid kernel was found\n";
-        return out;
-    }
-    std::string point_text;
-    if (best_point)
-        for (const auto& kv : *best_point)
-            point_text += (point_text.empty() ? "" : " ") + std::string(kv.key()) + "=" +
-                          std::to_string(kv.value().to_number<std::int64_t>());
-    out += "best " + std::string(best->at("id").as_string()) + (point_text.empty() ? "" : ": " + point_text) +
-           " (" + std::string(best->at("decided_by").as_string()) + ")\n";
-    // Per case: the best, the reference and initial kernel, the vendor baselines, the roofline.
-    out += baseline_case_table(s, w, true);
-    if (object_at(&s, "profiles"))
-        out += winner_profile_text(run_path, std::string(best->at("id").as_string()));
-    return out;
-}
-
 // ---- running it ----
 
 /// Prints the tune's own events (the space, pruned points) next to the engine's progress.
@@ -405,7 +337,7 @@ asio::awaitable<int> tune_main(asio::io_context& ioc,
         }
     };
     hooks.final_table = [&](const json::object& summary)
-    { return final_table(summary, report, p->run->path(), p->work, best_point); };
+    { return warpsmith::report::tune_table(summary, report, p->run->path(), p->work, best_point); };
     const auto res = co_await run_session(ioc, *p, backend, strat, args->json_progress, *interrupt, hooks);
     co_return session_exit_code(res, *p->run, "tune");
 }
@@ -424,129 +356,20 @@ int run_tune(std::shared_ptr<tune_args> args)
 int run_offline(const tune_args& a)
 {
     check_flags(a);
-    const auto w = workload::load(a.workload);
-    const fs::path dir =
-        a.eval_cache.empty() ? autotune::evaluation_cache::default_dir(a.results) : fs::path(a.eval_cache);
-    const auto files = autotune::evaluation_cache::files_for(w, dir);
-    if (files.empty())
-        throw user_error("--offline: no evaluation cache of workload '" + w.name + "' in " + dir.string() +
-                         " (run a tune first, or give --eval-cache DIR)");
-    if (files.size() > 1)
-        throw user_error("--offline: " + dir.string() + " holds caches of '" + w.name + "' for " +
-                         std::to_string(files.size()) +
-                         " devices; give --eval-cache a directory with one of them");
-    const auto device = autotune::evaluation_cache::device_of(files[0]);
-    if (!device)
-        throw user_error("--offline: " + files[0].string() + " holds no entries");
-    // The cache key holds the timing options: an offline replay must name those the cache was
-    // measured with (the committed H200 cache: --target-noise 0, scripts/demo).
-    autotune::evaluation_cache cache(w, *device, a.timing.options().to_json(), dir);
-    if (cache.file() != files[0])
-        throw user_error("--offline: " + files[0].string() +
-                         " was written for another version of this workload");
-
     const bool budgeted = a.given("--budget") || a.strategy != "grid";
-    autotune_strategy strat(w, tune_options_from(a, budgeted ? std::optional<int>(a.budget) : std::nullopt));
-    strat.prepare(*device);
-    std::size_t budget = budgeted ? static_cast<std::size_t>(a.budget) : static_cast<std::size_t>(-1);
-    auto score = [&](const autotune::point& pt) -> std::optional<double>
-    {
-        const auto hit = cache.lookup(cache.key(strat.candidate_for(pt)));
-        if (!hit)
-            return std::nullopt;
-        return hit->valid && hit->score_us ? *hit->score_us : autotune::infeasible_score;
-    };
-    // A point the cache does not hold may have been pruned after compile online (never timed,
-    // never counted): NVRTC runs without a GPU, so the replay compiles such points and judges them
-    // as the tune did.
-    nvrtc_compiler compiler(std::optional<compile_cache>(compile_cache(compile_cache::default_dir())));
-    auto pruned = [&](const autotune::point& pt)
-    { return !strat.judge_compiled(pt, compiler.compile(strat.compile_request_for(pt))).ok(); };
-    const std::size_t batch = static_cast<std::size_t>(a.branch_count());
-    const auto r =
-        autotune::replay_offline(strat.optimizer(),
-                                 score,
-                                 budget,
-                                 batch,
-                                 a.no_compile_prune ? std::function<bool(const autotune::point&)>{}
-                                                    : std::function<bool(const autotune::point&)>(pruned));
-
-    // The per-case table of a GPU run, from the cache: the best point's medians, and the
-    // reference, initial kernel and vendor baselines the tune that wrote the cache timed.
-    const auto context = autotune::evaluation_cache::read_context(cache.file());
-    json::object summary;
-    if (r.best)
-        if (const auto hit = cache.lookup(cache.key(strat.candidate_for(r.best->first))))
-        {
-            json::object medians;
-            for (const auto& [name, us] : hit->case_median_us)
-                medians[name] = us;
-            summary["best"] = json::object{{"id", "offline"}, {"case_median_us", std::move(medians)}};
-        }
-    if (context)
-        for (const char* key : {"reference", "initial", "baselines"})
-            if (const auto* v = context->if_contains(key))
-                summary[key] = *v;
-    const json::object& measured_on =
-        context && context->contains("device") && context->at("device").is_object()
-            ? context->at("device").get_object()
-            : *device;
-    if (summary.contains("best"))
-    {
-        const auto spec = a.roofline.empty() ? autotune::roofline_spec::load_for(w)
-                                             : std::optional(autotune::roofline_spec::load(a.roofline));
-        if (auto roofline = best_roofline(spec, w, measured_on, summary); !roofline.is_null())
-            summary["roofline"] = std::move(roofline);
-    }
-    const std::string device_name = measured_on.contains("name") && measured_on.at("name").is_string()
-                                        ? std::string(measured_on.at("name").get_string())
-                                        : std::string("an unknown device");
-
-    json::object out = r.curve.to_json();
-    out["strategy"] = a.strategy;
-    out["seed"] = a.seed;
-    out["workload"] = w.name;
-    out["replay_of"] = device_name;
-    out["cache"] = cache.file().string();
-    out["cached_points"] = cache.size();
-    out["asked"] = r.asked;
-    out["measured"] = r.evaluated;
-    out["unknown_points"] = r.unknown;
-    out["pruned_after_compile"] = r.pruned;
-    out["first_unknown_at"] = r.first_unknown_at ? json::value(*r.first_unknown_at) : json::value(nullptr);
-    out["exhausted"] = r.exhausted;
-    out["best_point"] = r.best ? json::value(strat.space().to_json(r.best->first)) : json::value(nullptr);
-    out["summary"] = summary;
-    if (a.json_progress)
-    {
-        write_stdout(json::serialize(out) + "\n");
-        return 0;
-    }
-    std::string text = "offline replay of measurements taken on " + device_name +
-                       " (no GPU used): " + cache.file().string() + ", " + std::to_string(cache.size()) +
-                       " measured points\n" + a.strategy + " seed " + std::to_string(a.seed) + ": " +
-                       std::to_string(r.asked) + " evaluations, " + std::to_string(r.evaluated) +
-                       " with a measurement";
-    if (r.pruned > 0)
-        text += ", " + std::to_string(r.pruned) + " pruned after compile (not counted, as on the GPU)";
-    if (r.unknown > 0)
-        text += ", " + std::to_string(r.unknown) +
-                " without one (told +inf like a failed point; first at evaluation " +
-                std::to_string(*r.first_unknown_at) + ": a GPU run would have measured them)";
-    text += (r.exhausted ? ", space exhausted" : "") + std::string("\n");
-    if (r.best)
-    {
-        text += "best " + fmt("%.2f us", r.best->second) + " at evaluation " +
-                std::to_string(*r.curve.time_to_best()) + ": " + strat.space().describe(r.best->first) + "\n";
-        text += baseline_case_table(summary, w, true);
-        if (!context)
-            text += "(no " + autotune::evaluation_cache::context_file_of(cache.file()).filename().string() +
-                    " beside the cache: the reference, initial and vendor columns need a tune with this "
-                    "version)\n";
-    }
-    else
-        text += "no valid point\n";
-    write_stdout(text);
+    report::offline_tune_options o;
+    o.workload = a.workload;
+    o.cache_dir =
+        a.eval_cache.empty() ? autotune::evaluation_cache::default_dir(a.results) : fs::path(a.eval_cache);
+    o.timing = a.timing.options().to_json();
+    o.tune = tune_options_from(a, budgeted ? std::optional<int>(a.budget) : std::nullopt);
+    if (budgeted)
+        o.budget = static_cast<std::size_t>(a.budget);
+    o.batch = static_cast<std::size_t>(a.branch_count());
+    o.compile_prune = !a.no_compile_prune;
+    o.roofline = a.roofline;
+    const auto r = report::run_offline_tune(o);
+    write_stdout(a.json_progress ? json::serialize(r.record) + "\n" : r.text);
     return 0;
 }
 

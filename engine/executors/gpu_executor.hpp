@@ -99,6 +99,9 @@ struct baseline_outcome
     bool worker_restarted = false;  ///< The worker died or lost its context and was restarted.
 };
 
+/// The protocol's candidate object of a request (evaluate, time_interleaved): a cubin when the
+/// compile pool made one, else the source and options for the worker to compile itself.
+boost::json::object candidate_json(const evaluate_request& req);
 /// The protocol's evaluate message for a request (op, name, candidate, timing, cases, ...), without
 /// an id. A cubin from the compile pool replaces the source (the worker loads it as is).
 boost::json::object evaluate_message(const evaluate_request& req);

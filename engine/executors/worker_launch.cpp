@@ -1,5 +1,7 @@
 #include "engine/executors/worker_launch.hpp"
 
+#include "engine/executors/command_line.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <string_view>
@@ -13,30 +15,6 @@ namespace
 {
 
 constexpr std::string_view device_placeholder = "{device}";
-
-/// Quotes one argument for /bin/sh so that it reaches the worker unchanged.
-std::string shell_quote(const std::string& arg)
-{
-    bool plain = !arg.empty();
-    for (char c : arg)
-    {
-        bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                    c == '_' || c == '.' || c == '/' || c == '=' || c == ':' || c == ',';
-        plain = plain && safe;
-    }
-    if (plain)
-        return arg;
-    std::string out = "'";
-    for (char c : arg)
-    {
-        if (c == '\'')
-            out += "'\\''";
-        else
-            out += c;
-    }
-    out += "'";
-    return out;
-}
 
 std::string replace_all(std::string text, std::string_view from, const std::string& to)
 {
@@ -95,20 +73,8 @@ std::string worker_launch::default_worker_binary()
             return sibling.string();
     }
     if (const char* path = std::getenv("PATH"))
-    {
-        std::string_view rest = path;
-        while (!rest.empty())
-        {
-            auto colon = rest.find(':');
-            std::string_view dir = rest.substr(0, colon);
-            rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
-            if (dir.empty())
-                continue;
-            auto p = std::filesystem::path(dir) / "warpsmith-worker";
-            if (::access(p.c_str(), X_OK) == 0)
-                return p.string();
-        }
-    }
+        if (auto p = find_on_path(path, "warpsmith-worker"))
+            return p->string();
     // Not found: the name alone, so that starting it fails with a message naming it.
     return "warpsmith-worker";
 }

@@ -1,7 +1,9 @@
 #include "engine/executors/worker_process.hpp"
 
+#include "engine/executors/command_line.hpp"
 #include "engine/executors/line_framer.hpp"
 #include "engine/executors/worker_error_text.hpp"
+#include "engine/executors/worker_stderr.hpp"
 #include "harness/compile/compile_sandbox.hpp"
 #include "harness/core/log.hpp"
 
@@ -44,8 +46,6 @@ namespace
 /// A protocol line may carry an evaluation result for many cases, but never more than this; a child
 /// that writes megabytes without a newline is broken, and we stop buffering.
 constexpr std::size_t max_response_line = 64u << 20;
-constexpr std::size_t max_stderr_line = 4096;
-constexpr std::size_t stderr_tail_lines = 40;
 
 /// Writing to a pipe whose reader died raises SIGPIPE, which would kill warpsmith itself; with it
 /// ignored the write fails with EPIPE and the worker is treated as exited.
@@ -92,31 +92,6 @@ struct environment_and_dir
     }
 };
 
-/// argv[0] as a path to execute: as given when it contains a '/', else looked up on PATH.
-std::optional<std::filesystem::path> resolve_program(const std::string& name)
-{
-    if (name.find('/') != std::string::npos)
-    {
-        if (::access(name.c_str(), X_OK) == 0)
-            return std::filesystem::path(name);
-        return std::nullopt;
-    }
-    const char* path = std::getenv("PATH");
-    std::string_view rest = path ? path : "/usr/local/bin:/usr/bin:/bin";
-    while (!rest.empty())
-    {
-        auto colon = rest.find(':');
-        std::string_view dir = rest.substr(0, colon);
-        rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
-        if (dir.empty())
-            continue;
-        auto p = std::filesystem::path(dir) / name;
-        if (::access(p.c_str(), X_OK) == 0)
-            return p;
-    }
-    return std::nullopt;
-}
-
 std::system_error make_error(errc e, const std::string& what)
 {
     return std::system_error(std::error_code(make_error_code(e)), what);
@@ -127,49 +102,6 @@ std::string excerpt(std::string_view text, std::size_t n = 120)
     if (text.size() <= n)
         return std::string(text);
     return std::string(text.substr(0, n)) + "...";
-}
-
-/// The child's stderr, read by a detached coroutine that owns this state through a shared_ptr, so
-/// the reader may finish after the worker_process is gone (closing the pipe only cancels its read).
-struct stderr_state
-{
-    explicit stderr_state(const asio::any_io_executor& ex) : pipe(ex), eof_signal(ex) {}
-
-    asio::readable_pipe pipe;
-    std::string label;
-    std::deque<std::string> tail;
-    bool done = false;
-    /// Never expires on its own; cancelled when the reader reaches EOF, so that code which wants
-    /// the child's last words can wait briefly for them.
-    asio::steady_timer eof_signal;
-
-    void add(std::string line)
-    {
-        log(log_level::debug, "[" + label + "] " + line);
-        tail.push_back(std::move(line));
-        while (tail.size() > stderr_tail_lines)
-            tail.pop_front();
-    }
-};
-
-asio::awaitable<void> read_stderr(std::shared_ptr<stderr_state> s)
-{
-    std::array<char, 4096> buf;
-    line_framer framer(max_stderr_line, line_framer::overflow_policy::truncate);
-    for (;;)
-    {
-        auto [ec, n] =
-            co_await s->pipe.async_read_some(asio::buffer(buf), asio::as_tuple(asio::use_awaitable));
-        if (ec)
-            break;
-        framer.feed(std::string_view(buf.data(), n));
-        while (auto line = framer.next_line())
-            s->add(std::move(*line));
-    }
-    if (auto rest = framer.take_partial(); !rest.empty())
-        s->add(std::move(rest));
-    s->done = true;
-    s->eof_signal.cancel();
 }
 
 }  // namespace

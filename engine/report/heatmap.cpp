@@ -1,5 +1,6 @@
 #include "engine/report/heatmap.hpp"
 
+#include "engine/report/number_text.hpp"
 #include "engine/report/png_codec.hpp"
 #include "engine/search/scoring.hpp"
 
@@ -22,13 +23,6 @@ constexpr rgb invalid_fill{217, 217, 217};
 constexpr rgb invalid_line{150, 150, 150};
 constexpr rgb label_box{250, 250, 250};
 constexpr int banner_padding = 10;  ///< Box padding (6) and a margin of 2 on either side.
-
-std::string fmt(const char* f, double x)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, x);
-    return buf;
-}
 
 std::string format_us(double us)
 {

@@ -1,5 +1,6 @@
 #include "engine/report/strategy_bench.hpp"
 
+#include "engine/report/number_text.hpp"
 #include "engine/report/run_metrics.hpp"
 #include "engine/run/journal.hpp"
 #include "harness/core/error.hpp"
@@ -124,13 +125,6 @@ struct child_result
     int exit_code = -1;
     std::optional<fs::path> run_dir;
 };
-
-std::string fmt(const char* f, double x)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, x);
-    return buf;
-}
 
 /// The last --json-progress status line of a running child: "12 evaluated, 11 valid, best 1.84x".
 std::string child_status(const fs::path& out)

@@ -5,7 +5,8 @@
 // worst-element searches, byte-exact comparison (input intact, reference depends on inputs), guard
 // checks, reference statistics, the shared-memory scrubber and the FP32 rate kernel. The source is
 // compiled with NVRTC for the device's architecture when the worker starts, through the compile
-// cache, so a warm worker pays nothing.
+// cache, so a warm worker pays nothing. The source and its compile request are in
+// helper_kernels_source.cpp; comparator_kernels.cpp loads the module and launches.
 
 #include "harness/compile/compile_request.hpp"
 #include "harness/cuda/handles.hpp"
@@ -66,6 +67,19 @@ std::uint64_t reference_mask_bits(const reference_mask& mask, std::uint64_t inde
 
 /// "f32", "bf16", "i64", ...: the suffix of the per-dtype kernels.
 std::string_view dtype_suffix(dtype t);
+
+/// Every element type the helpers have per-dtype kernels for (helper_kernels_source.cpp).
+inline constexpr std::array<dtype, 11> helper_kernel_dtypes{dtype::float16,
+                                                            dtype::bfloat16,
+                                                            dtype::float32,
+                                                            dtype::float64,
+                                                            dtype::int8,
+                                                            dtype::uint8,
+                                                            dtype::int16,
+                                                            dtype::int32,
+                                                            dtype::uint32,
+                                                            dtype::int64,
+                                                            dtype::uint64};
 
 /// The CUDA C++ source of every helper kernel.
 const std::string& helper_kernels_source();

@@ -1,9 +1,9 @@
 // What optimize adds to its summary and final table for vendor baselines and the roofline
-// (engine/cli/baseline_report.hpp), from summaries written by hand: the per-case block with the
+// (engine/report/baseline_report.hpp), from summaries written by hand: the per-case block with the
 // cuBLAS columns and the roofline percentage, the best's medians (confirmation first), and the
 // roofline read from the workload's own "roofline" before a roofline.json next to it.
 
-#include "engine/cli/baseline_report.hpp"
+#include "engine/report/baseline_report.hpp"
 #include "harness/core/json_file.hpp"
 #include "tests/support/test_paths.hpp"
 

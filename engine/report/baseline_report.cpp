@@ -1,5 +1,6 @@
-#include "engine/cli/baseline_report.hpp"
+#include "engine/report/baseline_report.hpp"
 
+#include "engine/report/number_text.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
@@ -22,16 +23,10 @@ using lenient::number_at;
 using lenient::numbers_at;
 using lenient::object_at;
 using lenient::string_at;
+using report::fmt;
 
 namespace
 {
-
-std::string fmt(const char* f, double x)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, x);
-    return buf;
-}
 
 std::string right(const std::string& t, std::size_t width)
 {
