@@ -23,7 +23,6 @@
 #include <openssl/x509.h>
 #include <stdexcept>
 #include <sys/socket.h>
-#include <system_error>
 #include <vector>
 
 namespace warpsmith::http
@@ -596,8 +595,8 @@ asio::awaitable<attempt_result> http_client::impl::run_attempt(const http_reques
     error_code none;
     auto [slot_ec] = co_await slots.async_send(none, asio::as_tuple(asio::use_awaitable));
     if (slot_ec)
-        throw std::system_error(std::error_code(error_code(asio::error::operation_aborted)),
-                                context + ": cancelled while waiting for a free request slot");
+        throw_system_error(asio::error::operation_aborted,
+                           context + ": cancelled while waiting for a free request slot");
     slot_guard guard(this);
     // The deadline starts once a slot is free: time spent queued behind the concurrency cap is not
     // the server's fault.
@@ -701,7 +700,7 @@ asio::awaitable<http_response> http_client::impl::run(http_request req, body_con
             std::string message = context + ": " + r.failure->what;
             if (attempt > 1)
                 message += " (after " + std::to_string(attempt) + " attempts)";
-            throw std::system_error(std::error_code(r.failure->code), message);
+            throw_system_error(r.failure->code, message);
         }
         log_warn("http: " + context + ": " + d.reason + "; retrying (attempt " + std::to_string(attempt + 1) +
                  " of " + std::to_string(policy.options().max_attempts) + ")");
@@ -710,7 +709,7 @@ asio::awaitable<http_response> http_client::impl::run(http_request req, body_con
         timer.expires_after(d.delay);
         auto [wait_ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
         if (wait_ec)
-            throw std::system_error(std::error_code(wait_ec), context + ": cancelled while waiting to retry");
+            throw_system_error(wait_ec, context + ": cancelled while waiting to retry");
     }
 }
 
@@ -740,25 +739,9 @@ asio::awaitable<http_response> http_client::stream_events(http_request req, even
     return impl::do_stream_events(impl_, std::move(req), std::move(on_event));
 }
 
-// Asio reports a cancellation noticed at a co_await as boost::system::system_error; callers get
-// every failure as std::system_error.
-[[noreturn]] static void rethrow_as_std(const boost::system::system_error& e)
-{
-    throw std::system_error(std::error_code(e.code()), e.what());
-}
-
 asio::awaitable<http_response> http_client::impl::do_request(std::shared_ptr<impl> self, http_request req)
 {
-    http_response resp;
-    try
-    {
-        resp = co_await self->run(std::move(req), nullptr);
-    }
-    catch (const boost::system::system_error& e)
-    {
-        rethrow_as_std(e);
-    }
-    co_return resp;
+    co_return co_await self->run(std::move(req), nullptr);
 }
 
 asio::awaitable<http_response> http_client::impl::do_stream(std::shared_ptr<impl> self,
@@ -767,16 +750,7 @@ asio::awaitable<http_response> http_client::impl::do_stream(std::shared_ptr<impl
 {
     body_consumer consumer;
     consumer.on_data = std::move(on_body);
-    http_response resp;
-    try
-    {
-        resp = co_await self->run(std::move(req), &consumer);
-    }
-    catch (const boost::system::system_error& e)
-    {
-        rethrow_as_std(e);
-    }
-    co_return resp;
+    co_return co_await self->run(std::move(req), &consumer);
 }
 
 asio::awaitable<http_response> http_client::impl::do_stream_events(std::shared_ptr<impl> self,
@@ -813,8 +787,8 @@ asio::awaitable<http_response> http_client::impl::do_stream_events(std::shared_p
         if (!st->sse)
         {
             if (st->body.size() + piece.size() > st->limit)
-                throw std::system_error(std::error_code(make_error_code(errc::http_protocol)),
-                                        "response body larger than " + std::to_string(st->limit) + " bytes");
+                throw_system_error(errc::http_protocol,
+                                   "response body larger than " + std::to_string(st->limit) + " bytes");
             st->body.append(piece);
             return;
         }
@@ -825,15 +799,7 @@ asio::awaitable<http_response> http_client::impl::do_stream_events(std::shared_p
     };
     consumer.on_head = on_head;
     consumer.on_data = on_data;
-    http_response resp;
-    try
-    {
-        resp = co_await self->run(std::move(req), &consumer);
-    }
-    catch (const boost::system::system_error& e)
-    {
-        rethrow_as_std(e);
-    }
+    http_response resp = co_await self->run(std::move(req), &consumer);
     if (st->sse && st->parser)
     {
         if (auto last = st->parser->finish())
