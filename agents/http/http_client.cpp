@@ -12,7 +12,6 @@
 #include "harness/core/log.hpp"
 
 #include <cctype>
-#include <system_error>
 #include <vector>
 
 namespace warpsmith::http
@@ -99,25 +98,9 @@ asio::awaitable<http_response> http_client::stream_events(http_request req, even
     return impl::do_stream_events(impl_, std::move(req), std::move(on_event));
 }
 
-// Asio reports a cancellation noticed at a co_await as boost::system::system_error; callers get
-// every failure as std::system_error.
-[[noreturn]] static void rethrow_as_std(const boost::system::system_error& e)
-{
-    throw std::system_error(std::error_code(e.code()), e.what());
-}
-
 asio::awaitable<http_response> http_client::impl::do_request(std::shared_ptr<impl> self, http_request req)
 {
-    http_response resp;
-    try
-    {
-        resp = co_await self->run(std::move(req), nullptr);
-    }
-    catch (const boost::system::system_error& e)
-    {
-        rethrow_as_std(e);
-    }
-    co_return resp;
+    co_return co_await self->run(std::move(req), nullptr);
 }
 
 asio::awaitable<http_response> http_client::impl::do_stream(std::shared_ptr<impl> self,
@@ -126,16 +109,7 @@ asio::awaitable<http_response> http_client::impl::do_stream(std::shared_ptr<impl
 {
     body_consumer consumer;
     consumer.on_data = std::move(on_body);
-    http_response resp;
-    try
-    {
-        resp = co_await self->run(std::move(req), &consumer);
-    }
-    catch (const boost::system::system_error& e)
-    {
-        rethrow_as_std(e);
-    }
-    co_return resp;
+    co_return co_await self->run(std::move(req), &consumer);
 }
 
 asio::awaitable<http_response> http_client::impl::do_stream_events(std::shared_ptr<impl> self,
@@ -172,8 +146,8 @@ asio::awaitable<http_response> http_client::impl::do_stream_events(std::shared_p
         if (!st->sse)
         {
             if (st->body.size() + piece.size() > st->limit)
-                throw std::system_error(std::error_code(make_error_code(errc::http_protocol)),
-                                        "response body larger than " + std::to_string(st->limit) + " bytes");
+                throw_system_error(errc::http_protocol,
+                                   "response body larger than " + std::to_string(st->limit) + " bytes");
             st->body.append(piece);
             return;
         }
@@ -184,15 +158,7 @@ asio::awaitable<http_response> http_client::impl::do_stream_events(std::shared_p
     };
     consumer.on_head = on_head;
     consumer.on_data = on_data;
-    http_response resp;
-    try
-    {
-        resp = co_await self->run(std::move(req), &consumer);
-    }
-    catch (const boost::system::system_error& e)
-    {
-        rethrow_as_std(e);
-    }
+    http_response resp = co_await self->run(std::move(req), &consumer);
     if (st->sse && st->parser)
     {
         if (auto last = st->parser->finish())

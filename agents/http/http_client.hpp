@@ -115,7 +115,7 @@ public:
     /// Throws:
     ///  * http_status_error (code errc::http_status) for a final non-2xx status, after retries for
     ///    retryable statuses, carrying status, headers and (a prefix of) the body;
-    ///  * std::system_error for transport failures after retries: the Asio/Beast/SSL code for
+    ///  * system_error for transport failures after retries: the Asio/Beast/SSL code for
     ///    refused/reset/timeout (beast::error::timeout)/truncated (http::error::partial_message)/
     ///    TLS failures, errc::http_protocol for a malformed response, a body over max_body_bytes or
     ///    a proxy refusal. The message names the method, URL and what failed; a certificate
@@ -127,7 +127,7 @@ public:
     /// delivered at once, never buffered until a size is reached). Returns the response with status
     /// and headers and an empty body once the body is complete. Non-2xx answers and failures
     /// before the first body byte are handled as in request() (retries, http_status_error). A
-    /// failure after body bytes were delivered is not retried: it throws std::system_error
+    /// failure after body bytes were delivered is not retried: it throws system_error
     /// (e.g. partial_message, timeout). An exception thrown by `on_body` closes the connection and
     /// propagates unchanged. `on_body` is called on the awaiting coroutine's thread and must stay
     /// valid until the awaitable completes. Cancellation: terminal.

@@ -11,7 +11,6 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <stdexcept>
-#include <system_error>
 #include <vector>
 
 namespace warpsmith::http
@@ -185,8 +184,8 @@ asio::awaitable<attempt_result> http_client::impl::run_attempt(const http_reques
     error_code none;
     auto [slot_ec] = co_await slots.async_send(none, asio::as_tuple(asio::use_awaitable));
     if (slot_ec)
-        throw std::system_error(std::error_code(error_code(asio::error::operation_aborted)),
-                                context + ": cancelled while waiting for a free request slot");
+        throw_system_error(asio::error::operation_aborted,
+                           context + ": cancelled while waiting for a free request slot");
     slot_guard guard(this);
     // The deadline starts once a slot is free: time spent queued behind the concurrency cap is not
     // the server's fault.
@@ -290,7 +289,7 @@ asio::awaitable<http_response> http_client::impl::run(http_request req, body_con
             std::string message = context + ": " + r.failure->what;
             if (attempt > 1)
                 message += " (after " + std::to_string(attempt) + " attempts)";
-            throw std::system_error(std::error_code(r.failure->code), message);
+            throw_system_error(r.failure->code, message);
         }
         log_warn("http: " + context + ": " + d.reason + "; retrying (attempt " + std::to_string(attempt + 1) +
                  " of " + std::to_string(policy.options().max_attempts) + ")");
@@ -299,7 +298,7 @@ asio::awaitable<http_response> http_client::impl::run(http_request req, body_con
         timer.expires_after(d.delay);
         auto [wait_ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
         if (wait_ec)
-            throw std::system_error(std::error_code(wait_ec), context + ": cancelled while waiting to retry");
+            throw_system_error(wait_ec, context + ": cancelled while waiting to retry");
     }
 }
 

@@ -3,11 +3,12 @@
 // Plain values exchanged with http_client (no Beast types, so that providers and tests include
 // nothing heavy), the exception for a final non-success status, and header redaction for logs.
 
+#include "harness/core/error.hpp"
+
 #include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -45,7 +46,7 @@ struct http_response
 
 /// A final non-2xx answer (after retries, when the status is retryable). code() is
 /// errc::http_status; providers map status() 401/403/404 to one-line user errors.
-class http_status_error : public std::system_error
+class http_status_error : public system_error
 {
 public:
     http_status_error(unsigned status,

@@ -3,7 +3,6 @@
 #include "harness/core/error.hpp"
 
 #include <algorithm>
-#include <system_error>
 
 namespace warpsmith::http
 {
@@ -14,8 +13,8 @@ constexpr std::string_view utf8_bom = "\xEF\xBB\xBF";
 
 [[noreturn]] void too_long(std::size_t limit)
 {
-    throw std::system_error(std::error_code(make_error_code(errc::http_protocol)),
-                            "server-sent event longer than " + std::to_string(limit) + " bytes");
+    throw_system_error(errc::http_protocol,
+                       "server-sent event longer than " + std::to_string(limit) + " bytes");
 }
 
 }  // namespace

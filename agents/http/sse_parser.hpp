@@ -43,7 +43,7 @@ public:
         /// for servers that close right after the last "data:" line).
         bool dispatch_incomplete_at_end = false;
         /// A line or an event's data longer than this is a protocol error (a runaway stream must
-        /// not exhaust memory). Throws std::system_error(errc::http_protocol).
+        /// not exhaust memory). Throws system_error(errc::http_protocol).
         std::size_t max_event_bytes = 16u << 20;
     };
 

@@ -32,20 +32,20 @@ struct chat_capabilities
 
 boost::json::object build_chat_body(const model_request& req, const chat_capabilities& caps);
 
-/// Maps a chat.completion object. Throws std::system_error(errc::llm_protocol) when `v` has no
+/// Maps a chat.completion object. Throws system_error(errc::llm_protocol) when `v` has no
 /// choices array.
 model_response parse_chat_body(const boost::json::value& v);
 
 class chat_stream
 {
 public:
-    /// Consumes one event; "[DONE]" ends the stream. Throws std::system_error(errc::llm_protocol)
+    /// Consumes one event; "[DONE]" ends the stream. Throws system_error(errc::llm_protocol)
     /// for data that is not JSON or an error object in the stream.
     void on_event(const http::sse_event& ev);
     /// "[DONE]" arrived.
     bool done() const { return done_; }
     /// The accumulated response. A stream that ended without [DONE] is accepted when a choice
-    /// finished (finish_reason seen); otherwise throws std::system_error(errc::llm_protocol).
+    /// finished (finish_reason seen); otherwise throws system_error(errc::llm_protocol).
     model_response result() const;
 
 private:

@@ -67,7 +67,7 @@ exchange_step next_step(const model_response& resp, int tool_rounds_done, const 
 
 /// Runs the exchange. `req` holds the conversation so far (system + user) and the tools; it is
 /// extended in place as the exchange goes. Awaitable on the io_context. Throws what the client
-/// throws (fatal_provider_error, std::system_error) and std::runtime_error when the answer stays
+/// throws (fatal_provider_error, system_error) and std::runtime_error when the answer stays
 /// unusable after the repairs ("the model's answer could not be used after 2 follow-ups: ...").
 /// A refusal or an exhausted budget is an outcome, not an exception.
 boost::asio::awaitable<exchange_outcome> run_exchange(model_client& client,

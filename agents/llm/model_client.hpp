@@ -46,7 +46,7 @@ public:
     /// with usage priced and the record name set.
     ///
     /// Awaitable; resumes on the awaiting coroutine's executor (the engine's io_context). req is
-    /// taken by value. Throws fatal_provider_error (see above); std::system_error for failures
+    /// taken by value. Throws fatal_provider_error (see above); system_error for failures
     /// that may pass (timeouts and 5xx after retries, a malformed answer after protocol retries,
     /// HTTP 400/422 for this request). Cancellation: terminal, as http_client.
     virtual boost::asio::awaitable<model_response> complete(model_request req) = 0;

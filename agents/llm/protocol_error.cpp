@@ -5,19 +5,17 @@
 
 #include <boost/json/parse.hpp>
 
-#include <system_error>
-
 namespace warpsmith::llm
 {
 
 server_reported_failure::server_reported_failure(std::string api_code, const std::string& what)
-    : std::system_error(make_error_code(errc::llm_protocol), what), api_code_(std::move(api_code))
+    : system_error(make_error_code(errc::llm_protocol), what), api_code_(std::move(api_code))
 {
 }
 
 void throw_protocol_error(const std::string& what)
 {
-    throw std::system_error(make_error_code(errc::llm_protocol), what);
+    throw_system_error(errc::llm_protocol, what);
 }
 
 boost::json::value parse_wire_json(std::string_view text, const std::string& context)

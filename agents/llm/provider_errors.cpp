@@ -32,7 +32,7 @@ std::string status_failure_line(const http::http_status_error& e,
     // e.what() is "HTTP 500 Internal Server Error from <request> (after 3 attempts): <excerpt of the
     // body>" (http_message.hpp). The body of an API error is a JSON object around one message, so
     // the message takes the excerpt's place: the status, the server's words and its code, once each.
-    // std::system_error::what() ends with the category's text, which the caller's error adds again.
+    // system_error::what() ends with the category's text, which the caller's error adds again.
     std::string what = e.what();
     const std::string category = ": " + e.code().message();
     if (what.size() >= category.size() &&
@@ -81,10 +81,10 @@ std::exception_ptr map_status_failure(const http::http_status_error& e,
         return std::make_exception_ptr(fatal_provider_error(
             "the account behind the API key has no quota left at " + ctx.base_url + " (" + detail + ")"));
     return std::make_exception_ptr(
-        std::system_error(make_error_code(errc::http_status), status_failure_line(e, msg, code, redact)));
+        system_error(make_error_code(errc::http_status), status_failure_line(e, msg, code, redact)));
 }
 
-std::exception_ptr map_transport_failure(const std::system_error& e,
+std::exception_ptr map_transport_failure(const boost::system::system_error& e,
                                          const endpoint_context& ctx,
                                          const redactor& redact)
 {
@@ -104,7 +104,7 @@ std::exception_ptr map_transport_failure(const std::system_error& e,
     if (contains(what, "host name not found"))
         return std::make_exception_ptr(
             fatal_provider_error("cannot reach " + ctx.base_url + ": host name not found; check --base-url"));
-    return std::make_exception_ptr(std::system_error(e.code(), what));
+    return std::make_exception_ptr(system_error(e.code(), what));
 }
 
 }  // namespace warpsmith::llm

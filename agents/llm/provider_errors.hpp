@@ -7,10 +7,10 @@
 
 #include "agents/http/http_message.hpp"
 #include "agents/llm/credentials.hpp"
+#include "harness/core/error.hpp"
 
 #include <exception>
 #include <string>
-#include <system_error>
 
 namespace warpsmith::llm
 {
@@ -25,7 +25,7 @@ struct endpoint_context
 };
 
 /// A final non-2xx answer -> fatal_provider_error for 401/403/404/insufficient quota, else a
-/// std::system_error(errc::http_status) naming the status and the server's message. Both redacted.
+/// system_error(errc::http_status) naming the status and the server's message. Both redacted.
 std::exception_ptr map_status_failure(const http::http_status_error& e,
                                       const endpoint_context& ctx,
                                       const redactor& redact);
@@ -41,7 +41,7 @@ std::string status_failure_line(const http::http_status_error& e,
 /// A transport failure -> fatal_provider_error for connection refused, host not found and TLS
 /// certificate failures; otherwise the same error with a redacted message (timeouts, resets,
 /// truncation are not fatal: the next proposal may succeed).
-std::exception_ptr map_transport_failure(const std::system_error& e,
+std::exception_ptr map_transport_failure(const boost::system::system_error& e,
                                          const endpoint_context& ctx,
                                          const redactor& redact);
 

@@ -31,7 +31,7 @@ boost::json::object build_responses_body(const model_request& req);
 
 /// Maps a response object: text, refusal, tool calls, usage, the URLs cited by url_citation
 /// annotations and the count of web_search_call items (usage.web_search_calls). Throws
-/// std::system_error(errc::llm_protocol) when `v` is not a response object (no "output" array and
+/// system_error(errc::llm_protocol) when `v` is not a response object (no "output" array and
 /// no "status"), and server_reported_failure when its status is "failed".
 model_response parse_responses_body(const boost::json::value& v);
 
@@ -40,13 +40,13 @@ class responses_stream
 {
 public:
     /// Consumes one event. Throws server_reported_failure for an "error" event or a
-    /// response.failed, std::system_error(errc::llm_protocol) for a data field that is not JSON;
+    /// response.failed, system_error(errc::llm_protocol) for a data field that is not JSON;
     /// the message carries the server's code and message.
     void on_event(const http::sse_event& ev);
     bool done() const { return result_.has_value(); }
     /// Text deltas received so far (for progress; the final text comes from the terminal event).
     const std::string& partial_text() const { return partial_text_; }
-    /// The response of the terminal event. Throws std::system_error(errc::llm_protocol) when the
+    /// The response of the terminal event. Throws system_error(errc::llm_protocol) when the
     /// stream ended without one ("the stream ended before response.completed").
     model_response result() const;
 

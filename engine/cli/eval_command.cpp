@@ -173,7 +173,7 @@ asio::awaitable<sanitizer_summary> sanitize_pass(asio::io_context& ioc,
     {
         error = one_line(e.what());
     }
-    catch (const std::system_error& e)
+    catch (const boost::system::system_error& e)
     {
         // A worker that died, broke the protocol or timed out under the tool is a finding about
         // the tool run; anything else (Ctrl-C, an executor that stopped) ends the eval.

@@ -180,9 +180,11 @@ struct compile_pool::impl
                 {
                     co_await w->start(opts.start_deadline);
                 }
-                catch (const std::system_error& e)
+                catch (const boost::system::system_error& e)
                 {
                     w.reset();
+                    if (is_cancellation(e.code()))
+                        throw;
                     throw user_error(std::string("cannot start a compile worker: ") + e.what());
                 }
             }
@@ -195,7 +197,7 @@ struct compile_pool::impl
             {
                 resp = co_await w->request(std::move(msg), opts.compile_deadline);
             }
-            catch (const std::system_error& e)
+            catch (const boost::system::system_error& e)
             {
                 auto code = worker_errc(e);
                 if (!code)

@@ -50,7 +50,7 @@ public:
     /// Compiles one request. A kernel that does not compile is a value (compiled == false); a dead
     /// compile worker is restarted and the request retried once (a second death, or a compile past
     /// compile_deadline, is compiled == false with the reason). Throws user_error when the compile
-    /// worker cannot be started; std::system_error(errc::nvrtc_failure) when NVRTC itself fails
+    /// worker cannot be started; system_error(errc::nvrtc_failure) when NVRTC itself fails
     /// (in-process mode). Completes on the io_context's executor. Cancellation: terminal (process
     /// mode: the compile worker is killed and replaced on next use).
     boost::asio::awaitable<compile_output> compile(compile_request request);

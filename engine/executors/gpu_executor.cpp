@@ -83,14 +83,12 @@ struct gpu_executor::impl
         catch (const boost::system::system_error&)
         {
             if (stopping)
-                throw std::system_error(std::error_code(make_error_code(errc::cancelled)),
-                                        label + ": executor is stopping");
+                throw_system_error(errc::cancelled, label + ": executor is stopping");
             throw;
         }
         async_semaphore::permit p(gate);
         if (stopping)
-            throw std::system_error(std::error_code(make_error_code(errc::cancelled)),
-                                    label + ": executor is stopping");
+            throw_system_error(errc::cancelled, label + ": executor is stopping");
         co_return p;
     }
 
@@ -126,8 +124,10 @@ struct gpu_executor::impl
         {
             hello = co_await worker->start(opts.start_deadline);
         }
-        catch (const std::system_error& e)
+        catch (const boost::system::system_error& e)
         {
+            if (is_cancellation(e.code()))
+                throw;
             throw user_error(std::string(e.what()));
         }
     }
@@ -141,8 +141,10 @@ struct gpu_executor::impl
         {
             resp = co_await timed_request(std::move(req), opts.request_deadline, ms);
         }
-        catch (const std::system_error& e)
+        catch (const boost::system::system_error& e)
         {
+            if (is_cancellation(e.code()))
+                throw;
             throw user_error(label + ": loading the workload failed: " + e.what());
         }
         if (!resp.at("ok").as_bool())
@@ -187,7 +189,7 @@ struct gpu_executor::impl
         {
             a.response = co_await timed_request(std::move(msg), opts.request_deadline, elapsed_ms);
         }
-        catch (const std::system_error& e)
+        catch (const boost::system::system_error& e)
         {
             auto code = worker_errc(e);
             if (!code)
@@ -377,7 +379,7 @@ asio::awaitable<protocol::interleaved_result> gpu_executor::time_interleaved(
     {
         resp = co_await d.timed_request(std::move(msg), d.opts.request_deadline, ms);
     }
-    catch (const std::system_error& e)
+    catch (const boost::system::system_error& e)
     {
         if (!worker_errc(e))
             throw;
@@ -418,7 +420,7 @@ asio::awaitable<json::object> gpu_executor::device_info(bool measure)
     {
         resp = co_await d.timed_request(std::move(msg), d.opts.request_deadline, ms);
     }
-    catch (const std::system_error& e)
+    catch (const boost::system::system_error& e)
     {
         if (!worker_errc(e))
             throw;
@@ -477,7 +479,7 @@ asio::awaitable<baseline_outcome> gpu_executor::baseline(baseline_request req)
     {
         resp = co_await d.timed_request(std::move(msg), d.opts.request_deadline, out.busy_ms);
     }
-    catch (const std::system_error& e)
+    catch (const boost::system::system_error& e)
     {
         auto code = worker_errc(e);
         if (!code)

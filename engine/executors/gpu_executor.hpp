@@ -126,7 +126,7 @@ public:
     /// without answering (a dropped ssh connection, a cancelled Slurm step) is restarted and given
     /// the candidate once more; only a second death makes it invalid (worker_crash). A request the
     /// worker refuses (ok: false) is an invalid result with failure.kind "worker_error". Throws
-    /// std::system_error(errc::cancelled) when stop() was called while it waited, user_error when
+    /// system_error(errc::cancelled) when stop() was called while it waited, user_error when
     /// a restart cannot start or reload a worker. Completes on the io_context; requests are served
     /// in FIFO order, one at a time (docs/executors.md).
     boost::asio::awaitable<gpu_evaluation> evaluate(evaluate_request req);

@@ -92,9 +92,9 @@ struct environment_and_dir
     }
 };
 
-std::system_error make_error(errc e, const std::string& what)
+system_error make_error(errc e, const std::string& what)
 {
-    return std::system_error(std::error_code(make_error_code(e)), what);
+    return system_error(make_error_code(e), what);
 }
 
 std::string excerpt(std::string_view text, std::size_t n = 120)
@@ -106,10 +106,9 @@ std::string excerpt(std::string_view text, std::size_t n = 120)
 
 }  // namespace
 
-std::optional<errc> worker_errc(const std::system_error& e)
+std::optional<errc> worker_errc(const boost::system::system_error& e)
 {
-    const std::error_category& ours = warpsmith_category();
-    if (e.code().category() == ours)
+    if (e.code().category() == warpsmith_category())
         return static_cast<errc>(e.code().value());
     return std::nullopt;
 }
@@ -303,7 +302,7 @@ struct worker_process::impl
             co_await asio::async_write(in, asio::buffer(line), asio::as_tuple(asio::use_awaitable));
         (void)wn;
         if (wec == asio::error::operation_aborted)
-            throw std::system_error(std::error_code(wec), label + ": '" + op + "' cancelled");
+            throw_system_error(wec, label + ": '" + op + "' cancelled");
         if (wec)
         {
             // EPIPE: the child is gone. Whatever it wrote before dying is not an answer.
@@ -326,8 +325,7 @@ struct worker_process::impl
             if (ec == asio::error::eof)
                 co_await throw_exited(op);
             if (ec)
-                throw std::system_error(std::error_code(ec),
-                                        label + ": reading the response to '" + op + "'");
+                throw_system_error(ec, label + ": reading the response to '" + op + "'");
             framer.feed(std::string_view(read_buf.data(), n));
         }
     }
@@ -380,13 +378,9 @@ struct worker_process::impl
             {
                 std::rethrow_exception(eptr);
             }
-            catch (const std::system_error& e)
-            {
-                exited_already = worker_errc(e) == errc::worker_exited;
-                cancelled = e.code() == std::errc::operation_canceled;
-            }
             catch (const boost::system::system_error& e)
             {
+                exited_already = worker_errc(e) == errc::worker_exited;
                 cancelled = e.code() == asio::error::operation_aborted;
             }
             catch (...)
@@ -486,9 +480,10 @@ asio::awaitable<void> worker_process::stop(std::chrono::milliseconds grace)
         {
             co_await d.request(std::move(req), grace);
         }
-        catch (const std::system_error&)
+        catch (const system_error&)
         {
-            // Already gone or killed by the request's deadline: nothing more to ask.
+            // Already gone or killed by the request's deadline: nothing more to ask. Asio's own
+            // cancellation (a plain boost::system::system_error) ends stop() as before.
         }
     }
     // EOF on stdin means shutdown too (protocol), for a worker that missed the request.

@@ -16,7 +16,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <system_error>
 #include <vector>
 
 namespace warpsmith
@@ -44,12 +43,12 @@ public:
     worker_process& operator=(const worker_process&) = delete;
 
     /// Spawns the child and exchanges `hello`. Completes on the executor given at construction.
-    /// Throws std::system_error (errc::worker_exited / worker_timeout / worker_protocol), or
+    /// Throws system_error (errc::worker_exited / worker_timeout / worker_protocol), or
     /// user_error when the program cannot be started (one line naming it).
     boost::asio::awaitable<boost::json::object> start(std::chrono::milliseconds deadline);
 
     /// Sends one request (an "id" is assigned) and returns the response object ("ok" true or false)
-    /// with the same id. Throws std::system_error: errc::worker_exited when the child ends first
+    /// with the same id. Throws system_error: errc::worker_exited when the child ends first
     /// (exit code available from exit_code()), errc::worker_timeout past the deadline (the child is
     /// killed), errc::worker_protocol on a malformed line. Supports terminal cancellation (kills).
     boost::asio::awaitable<boost::json::object> request(boost::json::object req,
@@ -82,6 +81,6 @@ private:
 
 /// The warpsmith errc carried by an exception thrown by worker_process (worker_exited,
 /// worker_timeout, worker_protocol), if it carries one.
-std::optional<errc> worker_errc(const std::system_error& e);
+std::optional<errc> worker_errc(const boost::system::system_error& e);
 
 }  // namespace warpsmith

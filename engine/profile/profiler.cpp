@@ -217,9 +217,9 @@ asio::awaitable<profile_outcome> run_profile(asio::any_io_executor ex, profiler_
             // ncu writes the report when the worker exits.
             co_await proc.stop(left());
         }
-        catch (const std::system_error& e)
+        catch (const boost::system::system_error& e)
         {
-            if (e.code() == make_error_code(errc::cancelled))
+            if (is_cancellation(e.code()))
             {
                 proc.kill();
                 throw;

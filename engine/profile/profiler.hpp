@@ -77,7 +77,8 @@ struct profile_outcome
 std::string largest_performance_case(const workload& w);
 
 /// Runs one profile. Completes on `ex`. Never throws for what ncu, the worker or the candidate
-/// do; throws only std::system_error(errc::cancelled) when cancelled.
+/// do; when cancelled, throws only the cancellation (is_cancellation(e.code()): operation_aborted
+/// or errc::cancelled).
 boost::asio::awaitable<profile_outcome> run_profile(boost::asio::any_io_executor ex,
                                                     profiler_options opts,
                                                     profile_job job);

@@ -99,7 +99,8 @@ void journal_writer::append(json::object event)
         {
             if (errno == EINTR)
                 continue;
-            throw std::system_error(errno, std::generic_category(), "writing " + path_.string());
+            throw_system_error(boost::system::error_code(errno, boost::system::generic_category()),
+                               "writing " + path_.string());
         }
         done += static_cast<std::size_t>(n);
     }

@@ -51,7 +51,7 @@ public:
 
     /// Stamps the event with "seq" and "time" (UTC, ISO 8601 with milliseconds), serializes it as
     /// one line and writes it with a single write(2) (looping only on a short write). Throws
-    /// std::system_error when the write fails.
+    /// system_error when the write fails.
     void append(boost::json::object event);
     /// fdatasync.
     void sync();

@@ -33,8 +33,7 @@ constexpr std::string_view key_format =
 
 [[noreturn]] void throw_nvrtc(nvrtcResult r, std::string_view call)
 {
-    throw std::system_error(std::error_code(make_error_code(errc::nvrtc_failure)),
-                            std::string(call) + ": " + nvrtcGetErrorString(r));
+    throw_system_error(errc::nvrtc_failure, std::string(call) + ": " + nvrtcGetErrorString(r));
 }
 
 void check(nvrtcResult r, std::string_view call)

@@ -55,7 +55,7 @@ public:
     /// Compiles (or fetches from the cache). A kernel that does not compile, refused options, a
     /// refused architecture, a source that breaks the include policy (include_policy.hpp) or a
     /// missing entry come back as compiled == false with the reason in error; only a failure of
-    /// NVRTC itself throws (std::system_error with errc::nvrtc_failure). Refused requests never
+    /// NVRTC itself throws (system_error with errc::nvrtc_failure). Refused requests never
     /// reach NVRTC or the cache; every NVRTC outcome is cached. The log and the error are redacted
     /// of registered secrets (secret_redaction.hpp). In a compile worker started by the compile
     /// pool, the first call enters the compile sandbox (compile_sandbox.hpp) before anything else.

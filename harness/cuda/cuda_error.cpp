@@ -8,7 +8,7 @@ namespace warpsmith::cuda
 namespace
 {
 
-class cuda_category_impl final : public std::error_category
+class cuda_category_impl final : public boost::system::error_category
 {
 public:
     const char* name() const noexcept override { return "cuda"; }
@@ -25,7 +25,7 @@ public:
 
 }  // namespace
 
-const std::error_category& cuda_category() noexcept
+const boost::system::error_category& cuda_category() noexcept
 {
     static const cuda_category_impl instance;
     return instance;
@@ -54,7 +54,7 @@ bool is_sticky(CUresult result) noexcept
 }
 
 cuda_error::cuda_error(CUresult result, std::string call)
-    : std::system_error(static_cast<int>(result), cuda_category(), call),
+    : warpsmith::system_error(boost::system::error_code(static_cast<int>(result), cuda_category()), call),
       result_(result),
       name_(error_name(result)),
       call_(std::move(call))

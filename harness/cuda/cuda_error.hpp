@@ -1,22 +1,24 @@
 #pragma once
 
-// Every CUresult is checked and a failure becomes a cuda_error: a std::system_error in the "cuda"
-// category (value = the CUresult) that carries the error's NAME (CUDA_ERROR_ILLEGAL_ADDRESS, the
-// string the engine and the model see) and the call that failed.
+// Every CUresult is checked and a failure becomes a cuda_error: a warpsmith::system_error (the
+// infrastructure family, harness/core/error.hpp) in the "cuda" category (value = the CUresult)
+// that carries the error's NAME (CUDA_ERROR_ILLEGAL_ADDRESS, the string the engine and the model
+// see) and the call that failed.
 //
 // Some errors are sticky: they poison the context for good and every later call in the process
 // returns them again. A worker that sees one can only report it and exit (docs/worker-protocol.md,
 // "Restart after a fault or hang"); is_sticky() tells which.
 
+#include "harness/core/error.hpp"
+
 #include <cuda.h>
 #include <string>
-#include <system_error>
 
 namespace warpsmith::cuda
 {
 
 /// The "cuda" error category: value is a CUresult, message is "NAME (description)".
-const std::error_category& cuda_category() noexcept;
+const boost::system::error_category& cuda_category() noexcept;
 
 /// True for errors after which the context is unusable: illegal address, illegal instruction,
 /// misaligned address, invalid address space, invalid PC, hardware stack error, device-side
@@ -24,7 +26,7 @@ const std::error_category& cuda_category() noexcept;
 /// driver returns for faults it cannot classify).
 bool is_sticky(CUresult result) noexcept;
 
-class cuda_error : public std::system_error
+class cuda_error : public warpsmith::system_error
 {
 public:
     /// what() reads "cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY (out of memory)".

@@ -1,5 +1,7 @@
 #include "tests/support/worker_pipe.hpp"
 
+#include "harness/core/error.hpp"
+
 #include <boost/json.hpp>
 
 #include <cerrno>
@@ -9,7 +11,6 @@
 #include <spawn.h>
 #include <stdexcept>
 #include <sys/wait.h>
-#include <system_error>
 #include <thread>
 #include <unistd.h>
 
@@ -25,7 +26,7 @@ namespace
 
 [[noreturn]] void throw_errno(const std::string& what)
 {
-    throw std::system_error(errno, std::generic_category(), what);
+    throw warpsmith::system_error(boost::system::error_code(errno, boost::system::generic_category()), what);
 }
 
 }  // namespace
@@ -66,7 +67,8 @@ worker_pipe::worker_pipe(const std::vector<std::string>& argv, const std::string
         ::close(stdout_fd_);
         stdin_fd_ = stdout_fd_ = -1;
         pid_ = -1;
-        throw std::system_error(rc, std::generic_category(), "cannot start " + argv[0]);
+        throw warpsmith::system_error(boost::system::error_code(rc, boost::system::generic_category()),
+                                      "cannot start " + argv[0]);
     }
 }
 

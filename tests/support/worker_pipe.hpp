@@ -22,7 +22,7 @@ class worker_pipe
 {
 public:
     /// Starts argv[0] (a path) with argv. stderr goes to stderr_path when given, else it is
-    /// inherited. Throws std::system_error when the process cannot be started.
+    /// inherited. Throws warpsmith::system_error when the process cannot be started.
     explicit worker_pipe(const std::vector<std::string>& argv, const std::string& stderr_path = {});
     ~worker_pipe();  ///< Closes stdin, waits up to 5 s for the child, then kills it.
     worker_pipe(const worker_pipe&) = delete;

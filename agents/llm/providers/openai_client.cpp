@@ -24,11 +24,11 @@ namespace
 
 constexpr const char* default_base_url = "https://api.openai.com/v1";
 
-bool is_protocol_failure(const std::system_error& e)
+bool is_protocol_failure(const boost::system::system_error& e)
 {
     // Answers that arrived but cannot be used: worth asking again.
     const std::string what = e.what();
-    return e.code() == std::error_code(make_error_code(errc::llm_protocol)) ||
+    return e.code() == make_error_code(errc::llm_protocol) ||
            what.find("after part of the body was delivered") != std::string::npos ||
            what.find("truncated response") != std::string::npos;
 }
@@ -341,7 +341,7 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
                     fatal_provider_error("the account behind the API key has no quota left at " +
                                          base_printable_ + " (" + trace.error + ")"));
             else if (e.api_code().rfind("invalid_", 0) == 0 || failed_attempts >= opts_.retry.max_attempts)
-                to_throw = std::make_exception_ptr(std::system_error(
+                to_throw = std::make_exception_ptr(system_error(
                     e.code(),
                     trace.error + (failed_attempts > 1
                                        ? " (after " + std::to_string(failed_attempts) + " attempts)"
@@ -356,7 +356,7 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
                 again = true;
             }
         }
-        catch (const std::system_error& e)
+        catch (const boost::system::system_error& e)
         {
             trace.error = redact.apply(std::string_view(e.what()));
             if (is_protocol_failure(e) && protocol_attempt <= opts_.protocol_retries)
@@ -384,8 +384,7 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
             timer.expires_after(wait);
             auto [wait_ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
             if (wait_ec)
-                throw std::system_error(std::error_code(wait_ec),
-                                        provider() + ": cancelled while waiting to retry");
+                throw_system_error(wait_ec, provider() + ": cancelled while waiting to retry");
         }
     }
 }

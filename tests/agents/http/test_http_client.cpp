@@ -57,11 +57,6 @@ http_request post(std::string path, std::string body = "{}")
     return r;
 }
 
-std::error_code code_of(boost::system::error_code ec)
-{
-    return std::error_code(ec);
-}
-
 /// A handler answering from a list of plans in order (the last one repeats).
 request_handler sequence(std::vector<response_plan> plans)
 {
@@ -304,7 +299,7 @@ BOOST_AUTO_TEST_CASE(retries_exhausted_throws_the_last_status)
         BOOST_TEST(e.status() == 503u);
         BOOST_TEST(e.attempts() == 3);
         BOOST_TEST(e.body() == R"({"error":"overloaded"})");
-        BOOST_TEST((e.code() == std::error_code(make_error_code(errc::http_status))));
+        BOOST_TEST((e.code() == make_error_code(errc::http_status)));
         std::string what = e.what();
         BOOST_TEST(what.find("HTTP 503") != std::string::npos, what);
         BOOST_TEST(what.find("/v1/x") != std::string::npos, what);
@@ -376,10 +371,10 @@ BOOST_AUTO_TEST_CASE(stalled_server_times_out)
     {
         BOOST_FAIL("not a status error");
     }
-    catch (const std::system_error& e)
+    catch (const boost::system::system_error& e)
     {
         BOOST_TEST_MESSAGE(e.what());
-        BOOST_TEST((e.code() == code_of(boost::beast::error::timeout)), e.what());
+        BOOST_TEST((e.code() == boost::system::error_code(boost::beast::error::timeout)), e.what());
         std::string what = e.what();
         BOOST_TEST(what.find("timeout while reading the response headers") != std::string::npos, what);
         BOOST_TEST(what.find("after 2 attempts") != std::string::npos, what);
@@ -399,7 +394,7 @@ BOOST_AUTO_TEST_CASE(per_request_timeout_overrides_and_slow_headers_time_out)
     http_client client(ioc.get_executor(), o);
     auto req = post("/x");
     req.timeout = 200ms;
-    BOOST_CHECK_THROW(run_coro(ioc, client.request(req)), std::system_error);
+    BOOST_CHECK_THROW(run_coro(ioc, client.request(req)), boost::system::system_error);
     BOOST_TEST(server.stop());
 }
 
@@ -419,10 +414,11 @@ BOOST_AUTO_TEST_CASE(truncated_bodies_are_retryable_errors)
             run_coro(ioc, client.request(post("/x")));
             BOOST_FAIL("expected a truncation error");
         }
-        catch (const std::system_error& e)
+        catch (const boost::system::system_error& e)
         {
             BOOST_TEST_MESSAGE(e.what());
-            BOOST_TEST((e.code() == code_of(boost::beast::http::error::partial_message)), e.what());
+            BOOST_TEST((e.code() == boost::system::error_code(boost::beast::http::error::partial_message)),
+                       e.what());
             BOOST_TEST(std::string(e.what()).find("truncated") != std::string::npos, e.what());
         }
         BOOST_TEST(server.request_count() == 3u);
@@ -453,10 +449,10 @@ BOOST_AUTO_TEST_CASE(malformed_responses_are_protocol_errors)
             run_coro(ioc, client.request(post("/x")));
             BOOST_FAIL("expected a protocol error");
         }
-        catch (const std::system_error& e)
+        catch (const boost::system::system_error& e)
         {
             BOOST_TEST_MESSAGE(e.what());
-            BOOST_TEST((e.code() == std::error_code(make_error_code(errc::http_protocol))), e.what());
+            BOOST_TEST((e.code() == make_error_code(errc::http_protocol)), e.what());
             BOOST_TEST(std::string(e.what()).find("malformed response") != std::string::npos, e.what());
         }
         BOOST_TEST(server.request_count() == 3u);  // retried like any transient failure
@@ -517,7 +513,7 @@ BOOST_AUTO_TEST_CASE(oversized_success_body_is_an_error)
     auto o = options_for(server);
     o.max_body_bytes = 1000;
     http_client client(ioc.get_executor(), o);
-    BOOST_CHECK_THROW(run_coro(ioc, client.request(post("/x"))), std::system_error);
+    BOOST_CHECK_THROW(run_coro(ioc, client.request(post("/x"))), boost::system::system_error);
     BOOST_TEST(server.request_count() == 1u);
     BOOST_TEST(server.stop());
 }
@@ -535,10 +531,10 @@ BOOST_AUTO_TEST_CASE(connection_refused_is_retried_then_reported)
         run_coro(ioc, client.request(post("/x")));
         BOOST_FAIL("expected connection refused");
     }
-    catch (const std::system_error& e)
+    catch (const boost::system::system_error& e)
     {
         BOOST_TEST_MESSAGE(e.what());
-        BOOST_TEST((e.code() == code_of(boost::asio::error::connection_refused)), e.what());
+        BOOST_TEST((e.code() == boost::system::error_code(boost::asio::error::connection_refused)), e.what());
         BOOST_TEST(std::string(e.what()).find("connecting to 127.0.0.1:") != std::string::npos, e.what());
     }
     BOOST_TEST(client.stats().retries == 1u);
@@ -660,10 +656,11 @@ BOOST_AUTO_TEST_CASE(stream_cut_after_delivery_is_not_retried)
         run_coro(ioc, client.stream_events(post("/x"), on_event));
         BOOST_FAIL("expected a truncation error");
     }
-    catch (const std::system_error& e)
+    catch (const boost::system::system_error& e)
     {
         BOOST_TEST_MESSAGE(e.what());
-        BOOST_TEST((e.code() == code_of(boost::beast::http::error::partial_message)), e.what());
+        BOOST_TEST((e.code() == boost::system::error_code(boost::beast::http::error::partial_message)),
+                   e.what());
     }
     BOOST_TEST(got == std::vector<std::string>{"one"});
     BOOST_TEST(server.request_count() == 1u);  // events were delivered: a retry would duplicate them
@@ -685,10 +682,10 @@ BOOST_AUTO_TEST_CASE(stream_idle_timeout)
         run_coro(ioc, client.stream_events(post("/x"), on_event));
         BOOST_FAIL("expected a timeout");
     }
-    catch (const std::system_error& e)
+    catch (const boost::system::system_error& e)
     {
         BOOST_TEST_MESSAGE(e.what());
-        BOOST_TEST((e.code() == code_of(boost::beast::error::timeout)), e.what());
+        BOOST_TEST((e.code() == boost::system::error_code(boost::beast::error::timeout)), e.what());
     }
     BOOST_TEST(events == 1);
     BOOST_TEST(server.stop());
@@ -724,7 +721,7 @@ BOOST_AUTO_TEST_CASE(hostname_mismatch_fails_verification)
         run_coro(ioc, client.request(post("/x")));
         BOOST_FAIL("expected a verification failure");
     }
-    catch (const std::system_error& e)
+    catch (const boost::system::system_error& e)
     {
         BOOST_TEST_MESSAGE(e.what());
         std::string what = e.what();
@@ -750,7 +747,7 @@ BOOST_AUTO_TEST_CASE(untrusted_certificate_fails_unless_verification_is_off)
             run_coro(ioc, client.request(post("/x")));
             BOOST_FAIL("expected a verification failure");
         }
-        catch (const std::system_error& e)
+        catch (const boost::system::system_error& e)
         {
             BOOST_TEST_MESSAGE(e.what());
             std::string what = e.what();
@@ -865,7 +862,7 @@ BOOST_AUTO_TEST_CASE(proxy_credentials_and_refusal)
         run_coro(ioc, anonymous.request(post("/x")));
         BOOST_FAIL("expected a proxy refusal");
     }
-    catch (const std::system_error& e)
+    catch (const boost::system::system_error& e)
     {
         BOOST_TEST_MESSAGE(e.what());
         std::string what = e.what();
@@ -980,10 +977,10 @@ BOOST_AUTO_TEST_CASE(terminal_cancellation_aborts_and_discards_the_connection)
     {
         std::rethrow_exception(error);
     }
-    catch (const std::system_error& e)
+    catch (const boost::system::system_error& e)
     {
         BOOST_TEST_MESSAGE(e.what());
-        BOOST_TEST((e.code() == code_of(boost::asio::error::operation_aborted)), e.what());
+        BOOST_TEST((e.code() == boost::system::error_code(boost::asio::error::operation_aborted)), e.what());
     }
     BOOST_TEST(server.request_count() == 1u);  // cancellation is never retried
     BOOST_TEST(run_coro(ioc, client.request(post("/x"))).body == "after");

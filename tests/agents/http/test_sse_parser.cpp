@@ -4,7 +4,6 @@
 #include <boost/test/unit_test.hpp>
 
 #include <string>
-#include <system_error>
 #include <vector>
 
 using namespace warpsmith;
@@ -268,9 +267,9 @@ BOOST_AUTO_TEST_CASE(runaway_line_is_a_protocol_error)
             p.feed("data: xxxxxxxx");
         BOOST_FAIL("expected a protocol error");
     }
-    catch (const std::system_error& e)
+    catch (const boost::system::system_error& e)
     {
-        BOOST_TEST((e.code() == std::error_code(make_error_code(errc::http_protocol))));
+        BOOST_TEST((e.code() == make_error_code(errc::http_protocol)));
     }
     sse_parser q(o);
     BOOST_CHECK_THROW(
@@ -278,7 +277,7 @@ BOOST_AUTO_TEST_CASE(runaway_line_is_a_protocol_error)
             for (int i = 0; i < 100; ++i)
                 q.feed("data: x\n");
         },
-        std::system_error);
+        boost::system::system_error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

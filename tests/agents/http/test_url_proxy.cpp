@@ -282,12 +282,12 @@ BOOST_AUTO_TEST_CASE(status_error_carries_status_and_body)
                         "POST https://api.openai.com/v1/responses",
                         1);
     BOOST_TEST(e.status() == 401u);
-    BOOST_TEST((e.code() == std::error_code(make_error_code(errc::http_status))));
+    BOOST_TEST((e.code() == make_error_code(errc::http_status)));
     BOOST_TEST(e.body().find("Incorrect API key") != std::string::npos);
     std::string what = e.what();
     BOOST_TEST(what.find("HTTP 401 Unauthorized from POST https://api.openai.com/v1/responses") == 0u, what);
     BOOST_TEST(what.find('\n') == std::string::npos, what);
-    const std::system_error& base = e;
+    const boost::system::system_error& base = e;
     BOOST_TEST(base.code().message() == "HTTP error status");
 }
 

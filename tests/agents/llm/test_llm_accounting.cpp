@@ -430,7 +430,9 @@ BOOST_AUTO_TEST_CASE(transport_mapping)
     auto transport = [&](const std::string& what)
     {
         return map_transport_failure(
-            std::system_error(std::make_error_code(std::errc::io_error), what), ctx, red);
+            system_error(boost::system::errc::make_error_code(boost::system::errc::io_error), what),
+            ctx,
+            red);
     };
     auto e = transport(
         "POST https://127.0.0.1:8443/v1/chat/completions: TLS handshake with 127.0.0.1:8443 failed: "

@@ -325,7 +325,7 @@ BOOST_AUTO_TEST_CASE(failed_responses_and_stream_errors_are_retried_with_back_of
         {
             BOOST_ERROR("not fatal: " << e.what());
         }
-        catch (const std::system_error& e)
+        catch (const boost::system::system_error& e)
         {
             const std::string what = e.what();
             BOOST_TEST(contains(what, "the response failed"), what);

@@ -170,8 +170,8 @@ BOOST_AUTO_TEST_CASE(refusal_and_incomplete)
 
 BOOST_AUTO_TEST_CASE(not_a_response_is_a_protocol_error)
 {
-    BOOST_CHECK_THROW(parse_responses_body(json::parse(R"({"hello": 1})")), std::system_error);
-    BOOST_CHECK_THROW(parse_responses_body(json::parse("[1,2]")), std::system_error);
+    BOOST_CHECK_THROW(parse_responses_body(json::parse(R"({"hello": 1})")), boost::system::system_error);
+    BOOST_CHECK_THROW(parse_responses_body(json::parse("[1,2]")), boost::system::system_error);
 }
 
 BOOST_AUTO_TEST_CASE(stream_events_until_completed)
@@ -183,7 +183,7 @@ BOOST_AUTO_TEST_CASE(stream_events_until_completed)
     s.on_event(ev("response.output_text.delta", R"({"type":"response.output_text.delta","delta":"lo"})"));
     BOOST_TEST(!s.done());
     BOOST_TEST(s.partial_text() == "Hello");
-    BOOST_CHECK_THROW(s.result(), std::system_error);  // no terminal event yet
+    BOOST_CHECK_THROW(s.result(), boost::system::system_error);  // no terminal event yet
     s.on_event(
         ev("response.completed", R"({"type":"response.completed","response":{"id":"r","status":"completed",
         "output":[{"type":"message","content":[{"type":"output_text","text":"Hello"}]}],
@@ -230,7 +230,7 @@ BOOST_AUTO_TEST_CASE(stream_incomplete_failed_and_error_events)
         BOOST_TEST(std::string(e.what()).find("rate_limit_exceeded") != std::string::npos);
     }
     responses_stream d;
-    BOOST_CHECK_THROW(d.on_event(ev("response.output_text.delta", "{not json")), std::system_error);
+    BOOST_CHECK_THROW(d.on_event(ev("response.output_text.delta", "{not json")), boost::system::system_error);
 }
 
 BOOST_AUTO_TEST_CASE(api_error_messages)
@@ -301,7 +301,7 @@ BOOST_AUTO_TEST_CASE(response_with_tools_and_usage)
         R"({"choices": [{"message": {"content": [{"type": "text", "text": "ab"}]}, "finish_reason": "length"}]})"));
     BOOST_TEST(len.text == "ab");
     BOOST_TEST(len.status == "incomplete");
-    BOOST_CHECK_THROW(parse_chat_body(json::parse(R"({"object": "error"})")), std::system_error);
+    BOOST_CHECK_THROW(parse_chat_body(json::parse(R"({"object": "error"})")), boost::system::system_error);
 }
 
 BOOST_AUTO_TEST_CASE(stream_chunks_with_tool_call_fragments)
@@ -338,16 +338,16 @@ BOOST_AUTO_TEST_CASE(stream_end_rules)
 {
     chat_stream cut;
     cut.on_event(ev("message", R"({"choices":[{"index":0,"delta":{"content":"partial"}}]})"));
-    BOOST_CHECK_THROW(cut.result(), std::system_error);  // neither [DONE] nor a finish_reason
+    BOOST_CHECK_THROW(cut.result(), boost::system::system_error);  // neither [DONE] nor a finish_reason
     chat_stream lenient;
     lenient.on_event(
         ev("message", R"({"choices":[{"index":0,"delta":{"content":"all"},"finish_reason":"stop"}]})"));
     BOOST_TEST(lenient.result().text == "all");  // servers that close without [DONE]
     chat_stream err;
     BOOST_CHECK_THROW(err.on_event(ev("message", R"({"error":{"message":"overloaded"}})")),
-                      std::system_error);
+                      boost::system::system_error);
     chat_stream empty;
-    BOOST_CHECK_THROW(empty.result(), std::system_error);
+    BOOST_CHECK_THROW(empty.result(), boost::system::system_error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

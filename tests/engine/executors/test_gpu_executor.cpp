@@ -286,10 +286,9 @@ BOOST_AUTO_TEST_CASE(stop_fails_queued_requests_and_finishes_the_running_one)
                 auto e = co_await gpu.evaluate(request_for(w, "c" + std::to_string(i), ""));
                 outcome[i] = status(e);
             }
-            catch (const std::system_error& e)
+            catch (const boost::system::system_error& e)
             {
-                outcome[i] =
-                    e.code() == std::error_code(make_error_code(errc::cancelled)) ? "cancelled" : e.what();
+                outcome[i] = e.code() == make_error_code(errc::cancelled) ? "cancelled" : e.what();
             }
         };
         auto body = [&]() -> asio::awaitable<void>

@@ -49,9 +49,9 @@ json::object load_msg()
 }
 
 /// Starts a fake GPU worker, loads the fake workload and sends one evaluate; returns the exception.
-asio::awaitable<std::optional<std::system_error>> evaluate_expecting_error(worker_process& w,
-                                                                           std::string source,
-                                                                           std::chrono::milliseconds deadline)
+asio::awaitable<std::optional<system_error>> evaluate_expecting_error(worker_process& w,
+                                                                      std::string source,
+                                                                      std::chrono::milliseconds deadline)
 {
     co_await w.start(10s);
     co_await w.request(load_msg(), 10s);
@@ -59,7 +59,7 @@ asio::awaitable<std::optional<std::system_error>> evaluate_expecting_error(worke
     {
         co_await w.request(evaluate_msg(source), deadline);
     }
-    catch (const std::system_error& e)
+    catch (const system_error& e)
     {
         co_return e;
     }
@@ -162,7 +162,7 @@ BOOST_AUTO_TEST_CASE(child_exit_reports_exit_code)
         run_coro(ioc, again());
         BOOST_FAIL("request after exit succeeded");
     }
-    catch (const std::system_error& e)
+    catch (const boost::system::system_error& e)
     {
         BOOST_TEST((worker_errc(e) == errc::worker_exited));
     }
@@ -256,8 +256,8 @@ BOOST_AUTO_TEST_CASE(exit_before_hello_is_worker_exited)
     worker_process w(ioc.get_executor(), fake_argv({"--exit-at-start", "5"}), "gpu0");
     auto body = [&]() -> asio::awaitable<void> { co_await w.start(5s); };
     BOOST_CHECK_EXCEPTION(run_coro(ioc, body()),
-                          std::system_error,
-                          [](const std::system_error& e)
+                          boost::system::system_error,
+                          [](const boost::system::system_error& e)
                           {
                               return worker_errc(e) == errc::worker_exited &&
                                      std::string(e.what()).find("exit code 5") != std::string::npos;
