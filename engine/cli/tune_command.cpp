@@ -24,6 +24,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
+#include "harness/json/json_reader.hpp"
 #include "harness/json/lenient.hpp"
 
 #include <boost/json.hpp>
@@ -177,12 +178,22 @@ tune_plan prepare(const tune_args& a)
         const auto* tune = object_at(&config, "tune");
         if (!tune || !tune->contains("strategy"))
             throw user_error(origin + ": 'config.tune' is missing; this run was not made by warpsmith tune");
-        p.tune = autotune_options::from_json(*tune);
+        std::optional<std::string> eval_cache;
+        try
+        {
+            const json_reader tr(*tune, json_location(origin, "config.tune", json_style::record));
+            p.tune = autotune_options::from_json(tr);
+            eval_cache = tr.optional_string("eval_cache");
+        }
+        catch (const json_error& e)
+        {
+            throw user_error(e.what());
+        }
         if (p.search.budgets.candidates)
             p.tune.optimizer.expected_evaluations = static_cast<std::size_t>(*p.search.budgets.candidates);
         p.tune.max_wall_seconds = p.search.budgets.wall_seconds;
-        if (const auto* c = tune->if_contains("eval_cache"); c && c->is_string() && !a.no_eval_cache)
-            p.cache_dir = fs::path(std::string(c->get_string()));
+        if (eval_cache && !a.no_eval_cache)
+            p.cache_dir = fs::path(*eval_cache);
         if (a.given("--eval-cache"))
             p.cache_dir = fs::path(a.eval_cache);
         p.run_info["config"].as_object()["search"] = p.search.to_json();
@@ -254,23 +265,26 @@ std::string final_table(const json::object& s,
                         const workload& w,
                         const std::optional<json::object>& best_point)
 {
+    // summary.json as this run has just written it, and the strategy's report (records: null is
+    // absent).
+    const json_reader sr(s, json_location("summary.json", {}, json_style::record));
+    const json_reader tr(tune, json_location("tune.json", {}, json_style::record));
     std::string out;
-    const auto& c = s.at("candidates").as_object();
-    out += "tune " + run_path.string() + ": " + std::string(s.at("status").as_string()) + " (" +
-           std::string(s.at("stop_reason").as_string()) + "), " + tune.at("strategy").as_string().c_str() +
-           " seed " + std::to_string(tune.at("seed").to_number<std::uint64_t>()) + ", " +
-           std::to_string(c.at("evaluated").as_int64()) + " evaluated (" +
-           std::to_string(c.at("valid").as_int64()) + " valid), " +
-           std::to_string(tune.at("pruned").at("count").to_number<std::int64_t>()) +
-           " pruned after compile, " + fmt("%.1f s", number_at(&s, "wall_seconds").value_or(0)) +
-           ", GPU busy " + fmt("%.0f%%", 100 * number_at(&s, "gpu_busy_fraction").value_or(0)) + "\n";
-    if (const auto* space = object_at(&tune, "space"))
+    const json_reader c = sr.nested("candidates");
+    out += "tune " + run_path.string() + ": " + sr.require_string("status") + " (" +
+           sr.require_string("stop_reason") + "), " + tr.require_string("strategy") + " seed " +
+           std::to_string(tr.require_uint64("seed")) + ", " + std::to_string(c.require_int64("evaluated")) +
+           " evaluated (" + std::to_string(c.require_int64("valid")) + " valid), " +
+           std::to_string(tr.nested("pruned").require_int64("count")) + " pruned after compile, " +
+           fmt("%.1f s", sr.optional_number("wall_seconds").value_or(0)) + ", GPU busy " +
+           fmt("%.0f%%", 100 * sr.optional_number("gpu_busy_fraction").value_or(0)) + "\n";
+    if (const json::object* space = tr.optional_object("space"))
         out += "space: " + autotune::space_stats::from_json(*space).describe() + "\n";
-    if (const auto* cache = object_at(&tune, "eval_cache"); cache && cache->at("enabled").as_bool())
-        out += "evaluation cache: " + std::to_string(cache->at("hits").as_int64()) + " hits, " +
-               std::to_string(cache->at("stored").as_int64()) + " stored\n";
+    if (const auto cache = tr.optional_nested("eval_cache"); cache && cache->require_bool("enabled"))
+        out += "evaluation cache: " + std::to_string(cache->require_int64("hits")) + " hits, " +
+               std::to_string(cache->require_int64("stored")) + " stored\n";
 
-    const auto* best = object_at(&s, "best");
+    const std::optional<json_reader> best = sr.optional_nested("best");
     if (!best)
     {
         out += "no valid kernel was found\n";
@@ -278,15 +292,19 @@ std::string final_table(const json::object& s,
     }
     std::string point_text;
     if (best_point)
+    {
+        const json_reader point(*best_point, json_location("best point", {}, json_style::record));
         for (const auto& kv : *best_point)
             point_text += (point_text.empty() ? "" : " ") + std::string(kv.key()) + "=" +
-                          std::to_string(kv.value().to_number<std::int64_t>());
-    out += "best " + std::string(best->at("id").as_string()) + (point_text.empty() ? "" : ": " + point_text) +
-           " (" + std::string(best->at("decided_by").as_string()) + ")\n";
+                          std::to_string(point.require_int64(kv.key()));
+    }
+    const std::string best_id = best->require_string("id");
+    out += "best " + best_id + (point_text.empty() ? "" : ": " + point_text) + " (" +
+           best->require_string("decided_by") + ")\n";
     // Per case: the best, the reference and initial kernel, the vendor baselines, the roofline.
     out += baseline_case_table(s, w, true);
-    if (object_at(&s, "profiles"))
-        out += winner_profile_text(run_path, std::string(best->at("id").as_string()));
+    if (sr.find("profiles"))
+        out += winner_profile_text(run_path, best_id);
     return out;
 }
 
@@ -305,20 +323,22 @@ public:
             write_stdout(json::serialize(json::object{{"type", "tune"}, {"event", ev}}) + "\n");
             return;
         }
-        const auto kind = ev.at("event").as_string();
+        // The strategy's own events (autotune_strategy.cpp).
+        const json_reader r(ev, json_location("tune event", {}, json_style::record));
+        const std::string kind = r.require_string("event");
         std::string line;
         if (kind == "tune_space")
-            line =
-                "search space: " + autotune::space_stats::from_json(ev.at("space").as_object()).describe() +
-                " (strategy " + std::string(ev.at("strategy").as_string()) + ", seed " +
-                std::to_string(ev.at("seed").to_number<std::uint64_t>()) + ")";
+            line = "search space: " + autotune::space_stats::from_json(r.require_object("space")).describe() +
+                   " (strategy " + r.require_string("strategy") + ", seed " +
+                   std::to_string(r.require_uint64("seed")) + ")";
         else if (kind == "tune_pruned")
         {
-            std::string point;
-            for (const auto& kv : ev.at("point").as_object())
-                point += (point.empty() ? "" : " ") + std::string(kv.key()) + "=" +
-                         std::to_string(kv.value().to_number<std::int64_t>());
-            line = "pruned " + point + ": " + std::string(ev.at("reason").as_string());
+            const json_reader point = r.nested("point");
+            std::string text;
+            for (const auto& kv : point.object())
+                text += (text.empty() ? "" : " ") + std::string(kv.key()) + "=" +
+                        std::to_string(point.require_int64(kv.key()));
+            line = "pruned " + text + ": " + r.require_string("reason");
         }
         else
             return;
@@ -343,7 +363,7 @@ void write_cache_context(const cached_backend& backend, const json::object& summ
                          {"time", utc_timestamp()},
                          {"device", backend.device_info(0)}};
     for (const char* key : {"reference", "initial", "baselines"})
-        if (const auto* v = summary.if_contains(key))
+        if (const json::value* v = lenient::value_at(summary, key))
             context[key] = *v;
     try
     {
@@ -378,17 +398,18 @@ asio::awaitable<int> tune_main(asio::io_context& ioc,
         curve["strategy"] = p->tune.strategy;
         curve["seed"] = p->tune.optimizer.seed;
         curve["workload"] = p->work.name;
-        if (const auto* best = object_at(&summary, "best"))
+        if (const auto best_id = lenient::string_at(object_at(&summary, "best"), "id"))
             for (const auto& c : engine.history())
-                if (c.id == best->at("id").as_string())
-                    if (const auto* pt = object_at(c.meta.if_contains("point")))
+                if (c.id == *best_id)
+                    if (const auto* pt = object_at(c.meta, "point"))
                         best_point = *pt;
+        auto copied = [](const json::value* v) { return v ? *v : json::value(nullptr); };
         summary["tune"] =
             json::object{{"strategy", p->tune.strategy},
                          {"seed", p->tune.optimizer.seed},
-                         {"space", report.contains("space") ? report.at("space") : json::value(nullptr)},
-                         {"pruned", report.at("pruned").at("count")},
-                         {"time_to_best", report.at("time_to_best")},
+                         {"space", copied(lenient::value_at(report, "space"))},
+                         {"pruned", copied(lenient::value_at(object_at(report, "pruned"), "count"))},
+                         {"time_to_best", copied(lenient::value_at(report, "time_to_best"))},
                          {"best_point", best_point ? json::value(*best_point) : json::value(nullptr)},
                          {"eval_cache", backend.stats()}};
         if (backend.gpu_count() > 0)
@@ -485,12 +506,10 @@ int run_offline(const tune_args& a)
         }
     if (context)
         for (const char* key : {"reference", "initial", "baselines"})
-            if (const auto* v = context->if_contains(key))
+            if (const json::value* v = lenient::value_at(*context, key))
                 summary[key] = *v;
-    const json::object& measured_on =
-        context && context->contains("device") && context->at("device").is_object()
-            ? context->at("device").get_object()
-            : *device;
+    const json::object* context_device = context ? object_at(*context, "device") : nullptr;
+    const json::object& measured_on = context_device ? *context_device : *device;
     if (summary.contains("best"))
     {
         const auto spec = a.roofline.empty() ? autotune::roofline_spec::load_for(w)
@@ -498,9 +517,7 @@ int run_offline(const tune_args& a)
         if (auto roofline = best_roofline(spec, w, measured_on, summary); !roofline.is_null())
             summary["roofline"] = std::move(roofline);
     }
-    const std::string device_name = measured_on.contains("name") && measured_on.at("name").is_string()
-                                        ? std::string(measured_on.at("name").get_string())
-                                        : std::string("an unknown device");
+    const std::string device_name = lenient::string_or(measured_on, "name", "an unknown device");
 
     json::object out = r.curve.to_json();
     out["strategy"] = a.strategy;
