@@ -3,6 +3,7 @@
 #include "harness/compile/compile_options.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -45,19 +46,16 @@ json::object autotune_options::to_json() const
                         {"compile_options", std::move(opts)}};
 }
 
-autotune_options autotune_options::from_json(const json::object& o)
+autotune_options autotune_options::from_json(const json_reader& r)
 {
     autotune_options t;
-    t.strategy = std::string(o.at("strategy").as_string());
-    t.optimizer.seed = o.at("seed").to_number<std::uint64_t>();
-    t.optimizer.expected_evaluations = o.at("expected_evaluations").to_number<std::size_t>();
-    if (const auto* p = o.if_contains("population"); p && p->is_number())
-        t.optimizer.population = p->to_number<std::size_t>();
-    if (const auto* p = o.if_contains("prune_after_compile"); p && p->is_bool())
-        t.prune_after_compile = p->get_bool();
-    if (const auto* c = o.if_contains("compile_options"); c && c->is_array())
-        for (const auto& x : c->get_array())
-            t.compile_options.emplace_back(x.as_string());
+    t.strategy = r.require_string("strategy");
+    t.optimizer.seed = r.require_uint64("seed");
+    t.optimizer.expected_evaluations = static_cast<std::size_t>(r.require_uint64("expected_evaluations"));
+    if (auto population = r.optional_uint64("population"))
+        t.optimizer.population = static_cast<std::size_t>(*population);
+    t.prune_after_compile = r.optional_bool("prune_after_compile").value_or(t.prune_after_compile);
+    t.compile_options = r.optional_strings("compile_options");
     return t;
 }
 
@@ -163,8 +161,8 @@ compile_request autotune_strategy::compile_request_for(const point& p) const
     // The same request the engine will make for the proposed candidate, so the pruning compile
     // and the engine's compile share one cache entry.
     std::string arch = "sm_90";
-    if (const auto* a = device_.if_contains("arch"); a && a->is_string() && !a->get_string().empty())
-        arch = std::string(a->get_string());
+    if (auto a = lenient::string_at(device_, "arch"); a && !a->empty())
+        arch = std::move(*a);
     return warpsmith::compile_request_for(candidate_for(p), arch);
 }
 
@@ -285,11 +283,11 @@ void autotune_strategy::tell_in_order(const point& p, double score)
 
 std::optional<autotune_strategy::defines_map> autotune_strategy::point_of(const evaluated_candidate& c)
 {
-    const auto* p = c.meta.if_contains("point");
-    if (!p || !p->is_object())
+    const json::object* p = lenient::object_at(c.meta, "point");
+    if (!p)
         return std::nullopt;
     defines_map d;
-    for (const auto& kv : p->get_object())
+    for (const auto& kv : *p)
     {
         if (kv.value().is_int64())
             d[std::string(kv.key())] = kv.value().get_int64();

@@ -23,6 +23,7 @@
 #include "agents/autotune/search_space.hpp"
 #include "agents/autotune/tune_curve.hpp"
 #include "agents/strategy.hpp"
+#include "harness/json/json_reader.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -51,8 +52,10 @@ struct autotune_options
     /// run.json "config.tune": strategy, seed, expected_evaluations, population,
     /// prune_after_compile, compile_options (the wall time comes from the budgets on resume).
     boost::json::object to_json() const;
-    /// Reads what to_json() wrote; the object must have a "strategy".
-    static autotune_options from_json(const boost::json::object& o);
+    /// Reads what to_json() wrote ("strategy", "seed" and "expected_evaluations" required); throws
+    /// json_error naming the field ("run-001/run.json: config.tune.seed: must be a non-negative
+    /// integer, got -1").
+    static autotune_options from_json(const json_reader& r);
 };
 
 /// A point that never became a candidate.

@@ -153,16 +153,16 @@ std::optional<cache_entry> cache_entry::from_json(const json::value& v)
     e.key = lenient::string_or(*o, "key");
     if (e.key.size() != 64)
         return std::nullopt;
-    if (const auto* p = o->if_contains("point"); p && p->is_object())
-        e.point = p->get_object();
-    const auto* valid = o->if_contains("valid");
-    if (!valid || !valid->is_bool())
+    if (const json::object* p = lenient::object_at(o, "point"))
+        e.point = *p;
+    const auto valid = lenient::bool_at(o, "valid");
+    if (!valid)
         return std::nullopt;
-    e.valid = valid->get_bool();
+    e.valid = *valid;
     e.score_us = lenient::number_at(o, "score_us");
     e.case_median_us = lenient::numbers_at(o, "case_median_us");
     e.failure_kind = lenient::string_or(*o, "failure_kind");
-    if (const auto* r = o->if_contains("result"))
+    if (const json::value* r = lenient::value_at(o, "result"))
     {
         try
         {
@@ -176,8 +176,8 @@ std::optional<cache_entry> cache_entry::from_json(const json::value& v)
     e.candidate = lenient::string_or(*o, "candidate");
     e.run = lenient::string_or(*o, "run");
     e.time = lenient::string_or(*o, "time");
-    if (const auto* d = o->if_contains("device"); d && d->is_object())
-        e.device = d->get_object();
+    if (const json::object* d = lenient::object_at(o, "device"))
+        e.device = *d;
     if (e.valid && !e.score_us)
         return std::nullopt;
     return e;
@@ -239,10 +239,8 @@ evaluation_cache::evaluation_cache(const workload& w,
                                    const std::filesystem::path& dir)
 {
     identity_digest_ = sha256_hex(json::serialize(workload_identity(w)));
-    if (const auto* n = device.if_contains("name"); n && n->is_string())
-        device_ = std::string(n->get_string());
-    if (const auto* a = device.if_contains("arch"); a && a->is_string())
-        arch_ = std::string(a->get_string());
+    device_ = lenient::string_or(device, "name", device_);
+    arch_ = lenient::string_or(device, "arch", arch_);
     timing_ = json::serialize(timing);
     for (const auto* k : {"name",
                           "arch",
@@ -253,7 +251,7 @@ evaluation_cache::evaluation_cache(const workload& w,
                           "shared_memory_per_block_optin_bytes",
                           "registers_per_block",
                           "warp_size"})
-        if (const auto* v = device.if_contains(k))
+        if (const json::value* v = lenient::value_at(device, k))
             device_json_[k] = *v;
     const auto file_digest = sha256_builder().add(identity_digest_).add(device_).add(arch_).hex();
     file_ = dir / (safe_name(w.name) + "-" + file_digest.substr(0, 16) + ".jsonl");

@@ -2,7 +2,9 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/json/json_reader.hpp"
 #include "harness/json/lenient.hpp"
+#include "harness/workload/workload_parse.hpp"
 
 #include <algorithm>
 
@@ -13,28 +15,6 @@ namespace json = boost::json;
 
 namespace
 {
-
-expression parse_field(const json::object& o, std::string_view key, std::string_view origin)
-{
-    const auto* v = o.if_contains(key);
-    if (!v)
-        return expression::constant(0);
-    if (v->is_int64())
-        return expression::constant(v->get_int64());
-    if (v->is_uint64())
-        return expression::constant(static_cast<std::int64_t>(v->get_uint64()));
-    if (!v->is_string())
-        throw user_error(std::string(origin) + ": " + std::string(key) +
-                         ": must be an integer or an expression string");
-    try
-    {
-        return expression::parse(v->get_string());
-    }
-    catch (const expression_error& e)
-    {
-        throw user_error(std::string(origin) + ": " + std::string(key) + ": " + e.what());
-    }
-}
 
 /// FP32 lanes per SM by compute capability: 64 on sm_60 (P100), sm_70/72 (Volta), sm_75 (Turing)
 /// and sm_80 (A100); 128 on sm_61, sm_86, sm_87, sm_89 (Ada), sm_90 (Hopper) and later.
@@ -53,23 +33,28 @@ double fp32_lanes_per_sm(const std::string& arch)
 
 }  // namespace
 
+// roofline.json is written by people (document style): "roofline.json: flops: must be an integer or
+// an expression string, got 1.5".
 roofline_spec roofline_spec::from_json(const json::value& v, std::string_view origin)
+try
 {
-    const auto* o = v.if_object();
-    if (!o)
-        throw user_error(std::string(origin) + ": must be an object {\"bytes\": expr, \"flops\": expr}");
-    for (const auto& kv : *o)
-        if (kv.key() != "bytes" && kv.key() != "flops" && kv.key() != "note")
-            throw user_error(std::string(origin) + ": unknown key '" + std::string(kv.key()) +
-                             "' (expected bytes, flops, note)");
-    if (!o->contains("bytes") && !o->contains("flops"))
+    const json_reader r(v, json_location(std::string(origin)), {"bytes", "flops", "note"});
+    if (!r.find("bytes") && !r.find("flops"))
         throw user_error(std::string(origin) + ": needs \"bytes\" or \"flops\"");
+    auto field = [&](std::string_view key)
+    {
+        const json::value* x = r.find(key);
+        return x ? detail::parse_expression(*x, r.at(key)) : expression::constant(0);
+    };
     roofline_spec s;
-    s.bytes = parse_field(*o, "bytes", origin);
-    s.flops = parse_field(*o, "flops", origin);
-    if (const auto* n = o->if_contains("note"); n && n->is_string())
-        s.note = std::string(n->get_string());
+    s.bytes = field("bytes");
+    s.flops = field("flops");
+    s.note = r.optional_string("note").value_or("");
     return s;
+}
+catch (const json_error& e)
+{
+    throw user_error(e.what());
 }
 
 roofline_spec roofline_spec::load(const std::filesystem::path& file)
@@ -106,14 +91,14 @@ roofline_ceilings roofline_ceilings::from_device(const json::object& device)
 {
     roofline_ceilings c;
     std::string bw_source = "none", fp_source = "none";
-    if (const auto* m = device.if_contains("measured"); m && m->is_object())
+    if (const json::object* m = lenient::object_at(device, "measured"))
     {
-        if (auto bw = lenient::number_at(m->get_object(), "copy_bandwidth_gbps"); bw && *bw > 0)
+        if (auto bw = lenient::number_at(m, "copy_bandwidth_gbps"); bw && *bw > 0)
         {
             c.bandwidth_gbps = *bw;
             bw_source = "measured";
         }
-        if (auto fp = lenient::number_at(m->get_object(), "fp32_tflops"); fp && *fp > 0)
+        if (auto fp = lenient::number_at(m, "fp32_tflops"); fp && *fp > 0)
         {
             c.fp32_tflops = *fp;
             fp_source = "measured";
@@ -134,9 +119,8 @@ roofline_ceilings roofline_ceilings::from_device(const json::object& device)
     {
         const auto sms = lenient::number_at(device, "sm_count");
         const auto mhz = lenient::number_at(device, "clock_mhz");
-        const auto* arch = device.if_contains("arch");
-        const double lanes =
-            arch && arch->is_string() ? fp32_lanes_per_sm(std::string(arch->get_string())) : 0;
+        const auto arch = lenient::string_at(device, "arch");
+        const double lanes = arch ? fp32_lanes_per_sm(*arch) : 0;
         if (sms && mhz && lanes > 0)
         {
             // One FMA (two operations) per lane per clock.

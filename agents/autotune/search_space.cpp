@@ -18,29 +18,23 @@ namespace json = boost::json;
 namespace
 {
 
+// The worker's device description, read leniently: an absent or mistyped limit is no limit.
 std::optional<std::int64_t> int_field(const json::object& o, std::string_view key)
 {
-    const auto* v = o.if_contains(key);
-    if (!v)
+    if (const auto x = lenient::number_at(o, key); x && *x < 0 && !lenient::value_at(o, key)->is_int64())
         return std::nullopt;
-    if (v->is_int64())
-        return v->get_int64();
-    if (v->is_uint64())
-        return static_cast<std::int64_t>(v->get_uint64());
-    if (v->is_double() && v->get_double() >= 0)
-        return static_cast<std::int64_t>(v->get_double());
-    return std::nullopt;
+    return lenient::int_at(o, key);
 }
 
 std::optional<std::array<std::int64_t, 3>> triple_field(const json::object& o, std::string_view key)
 {
-    const auto* v = o.if_contains(key);
-    if (!v || !v->is_array() || v->get_array().size() != 3)
+    const json::array* a = lenient::array_at(o, key);
+    if (!a || a->size() != 3)
         return std::nullopt;
     std::array<std::int64_t, 3> out{};
     for (std::size_t i = 0; i < 3; ++i)
     {
-        const auto& e = v->get_array()[i];
+        const auto& e = (*a)[i];
         if (e.is_int64())
             out[i] = e.get_int64();
         else if (e.is_uint64())
@@ -128,8 +122,7 @@ space_stats space_stats::from_json(const json::object& o)
     s.total = lenient::number_or(o, "total");
     s.satisfy_restrictions = lenient::number_or(o, "satisfy_restrictions");
     s.feasible = lenient::number_or(o, "feasible");
-    if (const auto* e = o.if_contains("exact"); e && e->is_bool())
-        s.exact = e->get_bool();
+    s.exact = lenient::bool_at(o, "exact").value_or(s.exact);
     s.samples = static_cast<std::size_t>(lenient::number_or(o, "samples"));
     return s;
 }

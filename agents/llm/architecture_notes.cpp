@@ -1,5 +1,7 @@
 #include "agents/llm/architecture_notes.hpp"
 
+#include "harness/json/lenient.hpp"
+
 #include <boost/json.hpp>
 
 #include <array>
@@ -47,7 +49,7 @@ std::span<const architecture_note> architecture_notes()
 
 std::optional<compute_capability> compute_capability_of(const json::object& device)
 {
-    if (const auto* cc = device.if_contains("compute_capability"))
+    if (const auto* cc = lenient::value_at(device, "compute_capability"))
     {
         if (const auto* a = cc->if_array(); a && a->size() == 2 && (*a)[0].is_int64() && (*a)[1].is_int64())
             return compute_capability{static_cast<int>((*a)[0].get_int64()),
@@ -65,10 +67,10 @@ std::optional<compute_capability> compute_capability_of(const json::object& devi
             }
         }
     }
-    if (const auto* arch = device.if_contains("arch"); arch && arch->is_string())
+    if (const auto arch = lenient::string_at(device, "arch"))
     {
         // "sm_90", "sm_90a", "sm_100a": the last digit is the minor version.
-        const std::string_view text = arch->get_string();
+        const std::string_view text = *arch;
         if (text.substr(0, 3) == "sm_")
         {
             std::size_t pos = 3;

@@ -138,7 +138,7 @@ model_response parse_chat_body(const json::value& v)
         const auto& choice = (*choices)[0];
         if (const auto* msg = object_at(choice, "message"))
         {
-            r.text = content_text(msg->if_contains("content"));
+            r.text = content_text(lenient::value_at(msg, "content"));
             r.refusal = string_or(*msg, "refusal");
             if (const auto* calls = array_at(*msg, "tool_calls"))
                 for (const auto& c : *calls)
@@ -186,7 +186,7 @@ void chat_stream::on_event(const http::sse_event& ev)
                 continue;
             if (const auto* delta = object_at(choice, "delta"))
             {
-                resp_.text += content_text(delta->if_contains("content"));
+                resp_.text += content_text(lenient::value_at(delta, "content"));
                 resp_.refusal += string_or(*delta, "refusal");
                 if (const auto* calls = array_at(*delta, "tool_calls"))
                     for (const auto& c : *calls)

@@ -2,6 +2,7 @@
 
 #include "agents/llm/prompts.hpp"
 #include "agents/llm/tools.hpp"
+#include "harness/json/lenient.hpp"
 #include "harness/workload/candidate.hpp"
 
 #include <boost/json.hpp>
@@ -52,8 +53,7 @@ std::string bytes_text(double b)
 
 double num(const json::object& o, const char* k)
 {
-    const auto* v = o.if_contains(k);
-    return v && v->is_number() ? v->to_number<double>() : 0;
+    return lenient::number_or(o, k);
 }
 
 }  // namespace
@@ -144,10 +144,10 @@ std::string render_device(const json::object& device)
         return "## Device\n(unknown)\n";
     std::ostringstream o;
     o << "## Device\n";
-    if (const auto* n = d.if_contains("name"); n && n->is_string())
-        o << n->get_string().c_str();
-    if (const auto* a = d.if_contains("arch"); a && a->is_string())
-        o << " (" << a->get_string().c_str() << ")";
+    if (const auto n = lenient::string_at(d, "name"))
+        o << *n;
+    if (const auto a = lenient::string_at(d, "arch"))
+        o << " (" << *a << ")";
     o << ": " << num(d, "sm_count") << " SMs";
     if (num(d, "clock_mhz") > 0)
         o << " at " << num(d, "clock_mhz") << " MHz";
@@ -161,9 +161,9 @@ std::string render_device(const json::object& device)
       << " shared memory. Per block: " << num(d, "max_threads_per_block") << " threads, "
       << bytes_text(num(d, "shared_memory_per_block_bytes")) << " shared memory ("
       << bytes_text(num(d, "shared_memory_per_block_optin_bytes")) << " with opt-in).\n";
-    if (const auto* m = d.if_contains("measured"); m && m->is_object())
-        o << "Measured: copy bandwidth " << fmt("%.0f", num(m->get_object(), "copy_bandwidth_gbps"))
-          << " GB/s, FP32 " << fmt("%.1f", num(m->get_object(), "fp32_tflops")) << " TFLOP/s.\n";
+    if (const json::object* m = lenient::object_at(d, "measured"))
+        o << "Measured: copy bandwidth " << fmt("%.0f", num(*m, "copy_bandwidth_gbps")) << " GB/s, FP32 "
+          << fmt("%.1f", num(*m, "fp32_tflops")) << " TFLOP/s.\n";
     return o.str();
 }
 

@@ -6,6 +6,8 @@
 #include "agents/llm/proposal_format.hpp"
 #include "agents/llm/tools.hpp"
 #include "harness/core/error.hpp"
+#include "harness/json/json_reader.hpp"
+#include "harness/json/lenient.hpp"
 #include "harness/workload/dtype.hpp"
 
 #include <boost/json.hpp>
@@ -35,8 +37,8 @@ json::object closed(json::object props, json::array required)
 
 bool has(const json::object& o, const char* k)
 {
-    const auto* v = o.if_contains(k);
-    return v && !v->is_null() && !(v->is_string() && v->get_string().empty());
+    const json::value* v = lenient::value_at(o, k);
+    return v && !v->is_null() && lenient::string_at(o, k) != std::optional<std::string>("");
 }
 
 std::string joined(const std::vector<std::string>& v, const char* sep)
@@ -79,8 +81,8 @@ json::value normalized_launch(const json::value& v)
     if (!v.is_object())
         return v;
     json::object o = v.get_object();
-    if (auto* s = o.if_contains("shared_bytes"); s && s->is_string() && s->get_string().empty())
-        *s = "0";
+    if (lenient::string_at(o, "shared_bytes") == std::optional<std::string>(""))
+        o["shared_bytes"] = "0";
     return o;
 }
 
@@ -172,7 +174,7 @@ merged_workload merge_inferred(const json::object& given,
     json::object wj = given;
     auto need = [&](const char* key, const char* what) -> const json::value*
     {
-        const auto* v = a.if_contains(key);
+        const json::value* v = lenient::value_at(a, key);
         if (!v || v->is_null())
             problems.push_back(std::string(key) + ": missing (" + what + ")");
         return v;
@@ -187,15 +189,14 @@ merged_workload merge_inferred(const json::object& given,
             else
             {
                 json::object s = sig->get_object();
-                if (auto* params = s.if_contains("params"); params && params->is_array())
-                    for (auto& p : params->get_array())
+                if (lenient::array_at(s, "params"))
+                    for (json::value& p : s["params"].get_array())
                         if (p.is_object())
                         {
-                            auto& po = p.get_object();
+                            json::object& po = p.get_object();
                             // Scalars carry no dir or count; the schema makes them "".
                             for (const char* k : {"dir", "count"})
-                                if (auto* x = po.if_contains(k);
-                                    x && x->is_string() && x->get_string().empty())
+                                if (lenient::string_at(po, k) == std::optional<std::string>(""))
                                     po.erase(k);
                         }
                 wj["signature"] = std::move(s);
@@ -206,15 +207,15 @@ merged_workload merge_inferred(const json::object& given,
         if (const auto* l = need("launch", "the reference's launch plan"))
             wj["launch"] = normalized_launch(*l);
     if (!has(given, "tolerance"))
-        if (const auto* t = a.if_contains("tolerance"); t && t->is_object())
+        if (const json::object* t = lenient::object_at(a, "tolerance"))
             wj["tolerance"] = *t;
     if (!has(given, "name"))
     {
         std::string name = "inferred";
-        if (const auto* n = a.if_contains("name"); n && n->is_string() && !n->get_string().empty())
+        if (const auto n = lenient::string_at(a, "name"); n && !n->empty())
         {
             name.clear();
-            for (char c : n->get_string())
+            for (char c : *n)
                 name += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_';
         }
         wj["name"] = name;
@@ -231,18 +232,15 @@ merged_workload merge_inferred(const json::object& given,
         {
             // Which scalars are floating point (their values go to float_values).
             std::set<std::string> floats;
-            if (const auto* sig = wj.if_contains("signature"); sig && sig->is_object())
-                if (const auto* params = sig->get_object().if_contains("params");
-                    params && params->is_array())
-                    for (const auto& p : params->get_array())
-                        if (p.is_object())
-                        {
-                            const auto* t = p.get_object().if_contains("type");
-                            const auto* n = p.get_object().if_contains("name");
-                            if (t && t->is_string() && n && n->is_string())
-                                if (auto dt = parse_dtype(t->get_string()); dt && is_floating(*dt))
-                                    floats.insert(std::string(n->get_string()));
-                        }
+            if (const json::array* params = lenient::array_at(lenient::object_at(wj, "signature"), "params"))
+                for (const json::value& p : *params)
+                {
+                    const auto t = lenient::string_at(p, "type");
+                    const auto n = lenient::string_at(p, "name");
+                    if (t && n)
+                        if (auto dt = parse_dtype(*t); dt && is_floating(*dt))
+                            floats.insert(*n);
+                }
             json::array out_cases;
             const auto& arr = cases->get_array();
             for (std::size_t i = 0; i < arr.size(); ++i)
@@ -254,19 +252,19 @@ merged_workload merge_inferred(const json::object& given,
                     continue;
                 }
                 json::object c = arr[i].get_object();
-                if (auto* vals = c.if_contains("values"); vals && vals->is_array())
+                if (const json::array* vals = lenient::array_at(c, "values"))
                 {
                     json::object ints, fl;
-                    for (const auto& v : vals->get_array())
+                    for (const json::value& v : *vals)
                     {
-                        const auto* n = v.is_object() ? v.get_object().if_contains("name") : nullptr;
-                        const auto* x = v.is_object() ? v.get_object().if_contains("value") : nullptr;
-                        if (!n || !n->is_string() || !x || !x->is_number())
+                        const auto n = lenient::string_at(v, "name");
+                        const json::value* x = lenient::value_at(v, "value");
+                        if (!n || !lenient::number_at(x))
                         {
                             problems.push_back(where + ".values: each entry must be {\"name\", \"value\"}");
                             continue;
                         }
-                        const std::string name(n->get_string());
+                        const std::string& name = *n;
                         if (floats.count(name))
                             fl[name] = x->to_number<double>();
                         else if (x->is_double())
@@ -298,11 +296,10 @@ merged_workload merge_inferred(const json::object& given,
     }
     if (!has(given, "initial") && !has(given, "initial_source"))
     {
-        const auto* s = a.if_contains("initial_source");
-        if (s && s->is_string() && !s->get_string().empty())
+        if (const auto s = lenient::string_at(a, "initial_source"); s && !s->empty())
         {
             wj["initial_source"] = *s;
-            if (const auto* l = a.if_contains("initial_launch"); l && l->is_object())
+            if (const json::object* l = lenient::object_at(a, "initial_launch"))
                 wj["initial_launch"] = normalized_launch(*l);
         }
     }
@@ -340,37 +337,42 @@ std::vector<std::string> check_inferred_cases(const workload& w)
 std::vector<std::string> check_reference_load(const json::object& load_response)
 {
     std::vector<std::string> problems;
-    const auto* cases = load_response.if_contains("cases");
-    if (!cases || !cases->is_array())
+    if (!lenient::array_at(load_response, "cases"))
     {
         problems.push_back("the worker's load response has no cases");
         return problems;
     }
-    for (const auto& c : cases->get_array())
+    // The worker's answer (docs/worker-protocol.md, load_workload), read strictly: a malformed one
+    // is reported with the field at fault.
+    try
     {
-        if (!c.is_object())
-            continue;
-        const auto* n = c.get_object().if_contains("name");
-        const std::string name = n && n->is_string() ? std::string(n->get_string()) : "?";
-        const auto* ref = c.get_object().if_contains("reference");
-        if (!ref || !ref->is_object())
-            continue;
-        const auto& r = ref->get_object();
-        if (const auto* az = r.if_contains("all_zero"); az && az->is_object())
-            for (const auto& kv : az->get_object())
-                if (kv.value().is_bool() && kv.value().get_bool())
-                    problems.push_back("case '" + name + "': the reference wrote only zeros to '" +
-                                       std::string(kv.key()) + "'");
-        if (const auto* nf = r.if_contains("nonfinite"); nf && nf->is_object())
-            for (const auto& kv : nf->get_object())
-                if (kv.value().is_number() && kv.value().to_number<double>() > 0)
-                    problems.push_back("case '" + name + "': the reference produced " +
-                                       std::to_string(kv.value().to_number<std::int64_t>()) +
-                                       " NaN/Inf values in '" + std::string(kv.key()) + "'");
-        if (const auto* d = r.if_contains("depends_on_inputs"); d && d->is_bool() && !d->get_bool())
-            problems.push_back("case '" + name +
-                               "': the reference output does not depend on the inputs (it is the same "
-                               "for two different input sets)");
+        const json_reader response(load_response, json_location("load_workload", {}, json_style::record));
+        for (const json_reader& c : response.optional_elements("cases"))
+        {
+            const std::string name = c.optional_string("name").value_or("?");
+            const auto r = c.optional_nested("reference");
+            if (!r)
+                continue;
+            if (const auto az = r->optional_nested("all_zero"))
+                for (const auto& kv : az->object())
+                    if (az->require_bool(kv.key()))
+                        problems.push_back("case '" + name + "': the reference wrote only zeros to '" +
+                                           std::string(kv.key()) + "'");
+            if (const auto nf = r->optional_nested("nonfinite"))
+                for (const auto& kv : nf->object())
+                    if (const std::uint64_t n = nf->require_uint64(kv.key()); n > 0)
+                        problems.push_back("case '" + name + "': the reference produced " +
+                                           std::to_string(n) + " NaN/Inf values in '" +
+                                           std::string(kv.key()) + "'");
+            if (!r->optional_bool("depends_on_inputs").value_or(true))
+                problems.push_back("case '" + name +
+                                   "': the reference output does not depend on the inputs (it is the same "
+                                   "for two different input sets)");
+        }
+    }
+    catch (const json_error& e)
+    {
+        problems.push_back(std::string("the worker's load response is malformed: ") + e.what());
     }
     return problems;
 }

@@ -234,8 +234,8 @@ std::vector<recorded_exchange> read_records(const fs::path& dir)
         r.provider = string_or(v, "provider");
         r.model = string_or(v, "model");
         r.request_digest = string_or(v, "request_digest");
-        const auto* resp = v.as_object().if_contains("response");
-        r.ok = resp && resp->is_object();
+        const json::object* resp = lenient::object_at(v, "response");
+        r.ok = resp != nullptr;
         if (r.ok)
             r.response = model_response::from_json(*resp);
         out.push_back(std::move(r));

@@ -3,6 +3,8 @@
 #include "agents/llm/model_types.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/json/json_reader.hpp"
+#include "harness/json/lenient.hpp"
 
 namespace warpsmith::llm
 {
@@ -36,13 +38,14 @@ void price_table::apply(const json::value& doc, std::string_view origin)
     if (!doc.is_object())
         throw user_error(
             o + ": a price table must be a JSON object {\"models\": {NAME: {\"input\", \"output\", ...}}}");
-    if (const auto* w = doc.get_object().if_contains("web_search_call_usd"))
+    const json_reader r(doc, json_location(o));
+    if (const json::value* w = r.find("web_search_call_usd"))
     {
         if (!w->is_number() || w->to_number<double>() < 0)
             throw user_error(o + ": web_search_call_usd: must be a non-negative number (USD per web search)");
         web_search_call_usd_ = w->to_number<double>();
     }
-    const auto* models = doc.get_object().if_contains("models");
+    const json::value* models = r.find("models");
     if (!models || !models->is_object())
         throw user_error(o + ": 'models' is missing or not an object (USD per 1M tokens per model)");
     for (const auto& kv : models->get_object())
@@ -162,8 +165,8 @@ usage_ledger usage_ledger::from_json(const json::value& v)
     if (!v.is_object())
         return l;
     const auto& o = v.get_object();
-    if (const auto* b = o.if_contains("branches"); b && b->is_object())
-        for (const auto& kv : b->get_object())
+    if (const json::object* b = lenient::object_at(o, "branches"))
+        for (const auto& kv : *b)
         {
             int branch = -1;
             if (kv.key() != "inference")
@@ -181,7 +184,7 @@ usage_ledger usage_ledger::from_json(const json::value& v)
             l.branches_[branch] += u;
             l.total_ += u;
         }
-    if (const auto* r = o.if_contains("requests"); r && r->is_int64())
+    if (const json::value* r = lenient::value_at(o, "requests"); r && r->is_int64())
         l.requests_ = static_cast<int>(r->get_int64());
     return l;
 }

@@ -3,6 +3,7 @@
 #include "agents/llm/kernel_contract.hpp"
 #include "harness/compile/compile_options.hpp"
 #include "harness/core/error.hpp"
+#include "harness/json/lenient.hpp"
 #include "harness/workload/candidate.hpp"
 
 #include <boost/json.hpp>
@@ -78,7 +79,7 @@ std::optional<launch_plan> read_launch(const json::value& v,
     bool ok = true;
     for (const char* dim : {"grid", "block"})
     {
-        const auto* a = v.get_object().if_contains(dim);
+        const auto* a = lenient::value_at(v, dim);
         if (!a)
         {
             problems.push_back(where + "." + dim + ": missing (1 to 3 integer expressions)");
@@ -120,7 +121,7 @@ std::optional<launch_plan> read_launch(const json::value& v,
         }
         norm[dim] = std::move(out);
     }
-    if (const auto* s = v.get_object().if_contains("shared_bytes"); s && !s->is_null())
+    if (const auto* s = lenient::value_at(v, "shared_bytes"); s && !s->is_null())
     {
         if (s->is_string() && trim(s->get_string()).empty())
             norm["shared_bytes"] = "0";
@@ -324,7 +325,7 @@ parsed_answer parse_answer_text(std::string_view text)
         out.problem = "the ```json block must hold an object";
         return out;
     }
-    auto& o = doc->as_object();
+    auto& o = doc->get_object();
     if (source && (!o.contains("kernel_source") || !o["kernel_source"].is_string() ||
                    trim(o["kernel_source"].get_string()).empty()))
         o["kernel_source"] = *source;
@@ -368,14 +369,14 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
     proposal p;
     candidate& c = p.cand;
 
-    if (const auto* r = o.if_contains("rationale"); r && !r->is_null())
+    if (const auto* r = lenient::value_at(o, "rationale"); r && !r->is_null())
     {
         if (r->is_string())
             p.rationale = std::string(r->get_string());
         else
             problems.push_back("rationale: must be a string, got " + kind_name(*r));
     }
-    const auto* src = o.if_contains("kernel_source");
+    const auto* src = lenient::value_at(o, "kernel_source");
     if (!src)
         problems.push_back("kernel_source: missing (the complete CUDA source of the kernel)");
     else if (!src->is_string())
@@ -383,7 +384,7 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
     else
         c.source = std::string(src->get_string());
 
-    const auto* entry = o.if_contains("entry");
+    const auto* entry = lenient::value_at(o, "entry");
     if (!entry)
         problems.push_back("entry: missing (the name of the extern \"C\" __global__ function)");
     else if (!entry->is_string())
@@ -393,14 +394,14 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
     else
         c.entry = std::string(entry->get_string());
 
-    const auto* launch = o.if_contains("launch");
+    const auto* launch = lenient::value_at(o, "launch");
     if (!launch)
         problems.push_back(
             "launch: missing ({\"grid\": [...], \"block\": [...], \"shared_bytes\": \"...\"})");
     else if (auto plan = read_launch(*launch, "launch", problems))
         c.launch = *plan;
 
-    if (const auto* ov = o.if_contains("per_case_overrides"); ov && !ov->is_null())
+    if (const auto* ov = lenient::value_at(o, "per_case_overrides"); ov && !ov->is_null())
     {
         auto add_override = [&](const std::string& case_name, const json::value& lv, const std::string& where)
         {
@@ -422,8 +423,8 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
             for (std::size_t i = 0; i < arr.size(); ++i)
             {
                 const std::string where = "per_case_overrides[" + std::to_string(i) + "]";
-                const auto* cn = arr[i].is_object() ? arr[i].get_object().if_contains("case") : nullptr;
-                const auto* lv = arr[i].is_object() ? arr[i].get_object().if_contains("launch") : nullptr;
+                const auto* cn = lenient::value_at(arr[i], "case");
+                const auto* lv = lenient::value_at(arr[i], "launch");
                 if (!cn || !cn->is_string() || !lv)
                     problems.push_back(where + ": must be {\"case\": NAME, \"launch\": {...}}");
                 else
@@ -441,7 +442,7 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
                                kind_name(*ov));
     }
 
-    if (const auto* opts = o.if_contains("compile_options"); opts && !opts->is_null())
+    if (const auto* opts = lenient::value_at(o, "compile_options"); opts && !opts->is_null())
     {
         if (!opts->is_array())
             problems.push_back("compile_options: must be an array of strings, got " + kind_name(*opts));
@@ -466,7 +467,7 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
         }
     }
 
-    if (const auto* defs = o.if_contains("defines"); defs && !defs->is_null())
+    if (const auto* defs = lenient::value_at(o, "defines"); defs && !defs->is_null())
     {
         auto add_define = [&](const std::string& name, const json::value& value, const std::string& where)
         {
@@ -490,8 +491,8 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
             for (std::size_t i = 0; i < arr.size(); ++i)
             {
                 const std::string where = "defines[" + std::to_string(i) + "]";
-                const auto* n = arr[i].is_object() ? arr[i].get_object().if_contains("name") : nullptr;
-                const auto* v = arr[i].is_object() ? arr[i].get_object().if_contains("value") : nullptr;
+                const auto* n = lenient::value_at(arr[i], "name");
+                const auto* v = lenient::value_at(arr[i], "value");
                 if (!n || !n->is_string() || !v)
                     problems.push_back(where + ": must be {\"name\": NAME, \"value\": INTEGER}");
                 else

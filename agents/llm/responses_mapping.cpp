@@ -264,9 +264,8 @@ std::string api_error_code(const std::string& body)
         return {};
     if (const auto* e = object_at(v, "error"))
     {
-        const auto* code = e->if_contains("code");
-        if (code && code->is_string())
-            return std::string(code->get_string());
+        if (auto code = lenient::string_at(e, "code"))
+            return std::move(*code);
         return string_or(*e, "type");
     }
     return {};

@@ -4,6 +4,7 @@
 #include "harness/compile/compile_options.hpp"
 #include "harness/core/data_directory.hpp"
 #include "harness/core/secret_redaction.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/json.hpp>
 
@@ -116,7 +117,7 @@ json::object device_summary(const json::object& device)
                           "memory_clock_mhz",
                           "memory_bus_bits",
                           "measured"})
-        if (const auto* v = device.if_contains(k))
+        if (const auto* v = lenient::value_at(device, k))
             out[k] = *v;
     return out;
 }
@@ -253,13 +254,7 @@ boost::asio::awaitable<std::string> kernel_tools::execute(const tool_call& call)
         co_return error_result("the arguments of " + call.name + " must be a JSON object" +
                                (ec ? " (" + ec.message() + ")" : ""));
     const auto& a = args.get_object();
-    auto str = [&](const char* key) -> std::optional<std::string>
-    {
-        const auto* v = a.if_contains(key);
-        if (v && v->is_string())
-            return std::string(v->get_string());
-        return std::nullopt;
-    };
+    auto str = [&](const char* key) { return lenient::string_at(a, key); };
 
     if (call.name == "gpu_properties")
         co_return json::serialize(device_summary(ctx_.device));
@@ -294,20 +289,20 @@ boost::asio::awaitable<std::string> kernel_tools::execute(const tool_call& call)
         req.source = *source;
         req.entry = *entry;
         req.name = "tool-compile.cu";
-        if (const auto* o = a.if_contains("compile_options"); o && o->is_array())
-            for (const auto& x : o->get_array())
+        if (const json::array* o = lenient::array_at(a, "compile_options"))
+            for (const auto& x : *o)
                 if (x.is_string())
                     req.options.emplace_back(x.get_string());
         if (auto bad = check_compile_options(req.options))
             co_return error_result("compile_options: " + *bad);
         std::map<std::string, std::int64_t> defines;
-        if (const auto* d = a.if_contains("defines"); d && d->is_array())
-            for (const auto& x : d->get_array())
+        if (const json::array* d = lenient::array_at(a, "defines"))
+            for (const auto& x : *d)
             {
-                const auto* n = x.is_object() ? x.get_object().if_contains("name") : nullptr;
-                const auto* v = x.is_object() ? x.get_object().if_contains("value") : nullptr;
-                if (n && n->is_string() && v && v->is_int64())
-                    defines[std::string(n->get_string())] = v->get_int64();
+                const auto n = lenient::string_at(x, "name");
+                const json::value* v = lenient::value_at(x, "value");
+                if (n && v && v->is_int64())
+                    defines[*n] = v->get_int64();
             }
         for (auto& o : define_options(defines))
             req.options.push_back(std::move(o));

@@ -3,6 +3,7 @@
 #include "agents/llm/inference.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/json/lenient.hpp"
 
 namespace warpsmith::llm
 {
@@ -30,7 +31,7 @@ assembled_workload assemble_workload(const workload_sources& s, const infer_part
     std::string origin = "the workload";
     if (!s.workload.empty())
     {
-        wj = workload::load(s.workload).to_json().as_object();
+        wj = workload::load(s.workload).to_json().get_object();
         origin = s.workload;
     }
     else if (!s.signature.empty())
@@ -45,10 +46,11 @@ assembled_workload assemble_workload(const workload_sources& s, const infer_part
             wj["signature"] = std::move(sig);
             // A signature file may also carry the launch plan and tolerance the workload needs.
             for (const char* k : {"launch", "tolerance", "name", "description"})
-                if (auto* x = wj["signature"].as_object().if_contains(k))
+                if (const json::value* x = lenient::value_at(wj["signature"], k))
                 {
-                    wj[k] = *x;
-                    wj["signature"].as_object().erase(k);
+                    json::value moved = *x;
+                    wj["signature"].get_object().erase(k);
+                    wj[k] = std::move(moved);
                 }
         }
     }
@@ -65,8 +67,8 @@ assembled_workload assemble_workload(const workload_sources& s, const infer_part
     if (!s.input_cases.empty())
     {
         auto cv = read_json_file(s.input_cases);
-        if (cv.is_object() && cv.as_object().contains("cases"))
-            cv = cv.as_object().at("cases");
+        if (const json::value* cases = lenient::value_at(cv, "cases"))
+            cv = json::value(*cases);
         if (!cv.is_array())
             throw user_error(s.input_cases +
                              ": --input-cases must be a JSON array of cases or {\"cases\": [...]}");
@@ -92,9 +94,9 @@ assembled_workload assemble_workload(const workload_sources& s, const infer_part
         if (fs::exists(sidecar, ec))
         {
             const auto side = read_object(sidecar.string(), "the kernel's sidecar");
-            if (const auto* e = side.if_contains("entry"))
+            if (const json::value* e = lenient::value_at(side, "entry"))
                 wj["initial_entry"] = *e;
-            if (const auto* l = side.if_contains("launch"))
+            if (const json::value* l = lenient::value_at(side, "launch"))
                 wj["initial_launch"] = *l;
         }
     }

@@ -1,6 +1,7 @@
 #include "agents/providers/provider_registry.hpp"
 
 #include "harness/core/error.hpp"
+#include "harness/json/json_reader.hpp"
 
 namespace warpsmith
 {
@@ -131,39 +132,44 @@ void provider_options::to_config(json::object& config) const
 }
 
 provider_options provider_options::from_config(const json::object& config, std::string_view origin)
+try
 {
-    const auto* prov = config.if_contains("provider");
-    if (!prov || !prov->is_object() || !prov->get_object().contains("name"))
+    // run.json's "config" is warpsmith's record (null is absent); a missing section stops the
+    // resume, a malformed field names itself ("run-001/run.json: config.provider.seed: ...").
+    const json_reader cr(config, json_location(std::string(origin), "config", json_style::record));
+    const auto po = cr.optional_nested("provider");
+    if (!po || !po->find("name"))
         throw user_error(std::string(origin) + ": 'config.provider' is missing; cannot resume");
-    const auto& po = prov->get_object();
     provider_options o;
-    o.name = std::string(po.at("name").as_string());
-    if (const auto* s = po.if_contains("seed"); s && s->is_number())
-        o.seed = s->to_number<std::uint64_t>();
-    if (const auto* d = po.if_contains("candidates"); d && d->is_string())
-        o.candidates_dir = std::filesystem::path(std::string(d->get_string()));
-    if (const auto* l = po.if_contains("scripted_latency_ms"); l && l->is_number())
+    o.name = po->require_string("name");
+    o.seed = po->optional_uint64("seed").value_or(o.seed);
+    if (auto d = po->optional_string("candidates"))
+        o.candidates_dir = std::filesystem::path(*d);
+    if (auto l = po->optional_number("scripted_latency_ms"))
         o.scripted_latency = std::chrono::duration_cast<std::chrono::nanoseconds>(
-            std::chrono::duration<double, std::milli>(l->to_number<double>()));
+            std::chrono::duration<double, std::milli>(*l));
     if (is_llm_provider(o.name))
     {
-        const auto* l = config.if_contains("llm");
-        if (!l || !l->is_object())
+        if (!cr.optional_object("llm"))
             throw user_error(std::string(origin) + ": 'config.llm' is missing; cannot resume --provider " +
                              o.name);
-        o.llm = llm_options::from_json(*l, origin);
+        o.llm = llm_options::from_json(cr.require("llm"), origin);
         o.strategy = o.llm.strategy;
     }
     if (o.name == "autotune")
     {
-        const auto* t = config.if_contains("tune");
-        if (!t || !t->is_object() || !t->get_object().contains("strategy"))
+        const auto t = cr.optional_nested("tune");
+        if (!t || !t->find("strategy"))
             throw user_error(std::string(origin) +
                              ": 'config.tune' is missing; cannot resume --provider autotune");
-        o.tune = autotune_options::from_json(t->get_object());
+        o.tune = autotune_options::from_json(*t);
         o.strategy = o.tune.strategy;
     }
     return o;
+}
+catch (const json_error& e)
+{
+    throw user_error(e.what());
 }
 
 std::vector<provider_info> providers()

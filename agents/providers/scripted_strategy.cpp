@@ -2,6 +2,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -127,11 +128,11 @@ asio::awaitable<std::optional<proposal>> scripted_strategy::propose(proposal_con
 
 void scripted_strategy::observe(const evaluated_candidate& c)
 {
-    const auto* f = c.meta.if_contains("file");
-    if (!f || !f->is_string())
+    const auto file = lenient::string_at(c.meta, "file");
+    if (!file)
         return;
     for (auto& e : entries_)
-        if (e.file == f->get_string())
+        if (e.file == *file)
             e.used = true;
 }
 

@@ -1,6 +1,7 @@
 #include "agents/strategies/kernel_features.hpp"
 
 #include "agents/llm/kernel_contract.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,8 +17,8 @@ namespace
 
 double device_num(const json::object& d, const char* k, double fallback)
 {
-    const auto* v = d.if_contains(k);
-    return v && v->is_number() && v->to_number<double>() > 0 ? v->to_number<double>() : fallback;
+    const auto v = lenient::number_at(d, k);
+    return v && *v > 0 ? *v : fallback;
 }
 
 const char* occupancy_bucket(double occ)

@@ -6,11 +6,13 @@
 #include "agents/llm/tools.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/secret_redaction.hpp"
+#include "harness/json/json_reader.hpp"
 
 #include <boost/json.hpp>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <limits>
 
 namespace warpsmith
 {
@@ -238,17 +240,14 @@ json::object llm_options::to_json() const
                         {"branches", branches}};
 }
 
+// run.json is warpsmith's record (null is absent): "run-001/run.json: config.llm.stream: must be
+// true or false, got \"yes\"".
 llm_options llm_options::from_json(const json::value& v, std::string_view origin)
+try
 {
-    if (!v.is_object())
-        throw user_error(std::string(origin) + ": config.llm must be an object");
-    const auto& o = v.get_object();
+    const json_reader r(v, json_location(std::string(origin), "config.llm", json_style::record));
     llm_options out;
-    auto str = [&](const char* k, std::string& dst)
-    {
-        if (const auto* x = o.if_contains(k); x && x->is_string())
-            dst = std::string(x->get_string());
-    };
+    auto str = [&](const char* k, std::string& dst) { dst = r.optional_string(k).value_or(dst); };
     str("provider", out.provider);
     str("model", out.model);
     str("reasoning_effort", out.reasoning_effort);
@@ -258,25 +257,24 @@ llm_options llm_options::from_json(const json::value& v, std::string_view origin
     str("price_table", out.price_table);
     str("replay_from", out.replay_from);
     str("structured_output", out.structured_output);
-    if (const auto* x = o.if_contains("insecure_local"); x && x->is_bool())
-        out.insecure_local = x->get_bool();
-    if (const auto* x = o.if_contains("stream"); x && x->is_bool())
-        out.no_stream = !x->get_bool();
-    if (const auto* x = o.if_contains("nvidia_research"); x && x->is_bool())
-        out.nvidia_research = x->get_bool();
-    if (const auto* x = o.if_contains("request_timeout_s"); x && x->is_number())
-        out.request_timeout_s = x->to_number<double>();
-    if (const auto* x = o.if_contains("stream_idle_timeout_s"); x && x->is_number())
-        out.stream_idle_timeout_s = x->to_number<double>();
-    if (const auto* x = o.if_contains("store"); x && x->is_bool())
-        out.store = x->get_bool() ? "true" : "false";
-    if (const auto* x = o.if_contains("max_tool_rounds"); x && x->is_number())
-        out.max_tool_rounds = x->to_number<int>();
-    if (const auto* x = o.if_contains("seed"); x && x->is_number())
-        out.seed = x->to_number<std::uint64_t>();
-    if (const auto* x = o.if_contains("branches"); x && x->is_number())
-        out.branches = x->to_number<int>();
+    out.insecure_local = r.optional_bool("insecure_local").value_or(out.insecure_local);
+    out.no_stream = !r.optional_bool("stream").value_or(!out.no_stream);
+    out.nvidia_research = r.optional_bool("nvidia_research").value_or(out.nvidia_research);
+    out.request_timeout_s = r.optional_number("request_timeout_s").value_or(out.request_timeout_s);
+    out.stream_idle_timeout_s =
+        r.optional_number("stream_idle_timeout_s").value_or(out.stream_idle_timeout_s);
+    if (auto store = r.optional_bool("store"))
+        out.store = *store ? "true" : "false";
+    constexpr json_int_range int_range{0, std::numeric_limits<int>::max()};
+    out.max_tool_rounds =
+        static_cast<int>(r.optional_int64("max_tool_rounds", int_range).value_or(out.max_tool_rounds));
+    out.seed = r.optional_uint64("seed").value_or(out.seed);
+    out.branches = static_cast<int>(r.optional_int64("branches", int_range).value_or(out.branches));
     return out;
+}
+catch (const json_error& e)
+{
+    throw user_error(e.what());
 }
 
 model_client_bundle make_model_client(const llm_options& o, boost::asio::any_io_executor ex)

@@ -4,6 +4,7 @@
 #include "engine/cli/commands.hpp"
 #include "engine/executors/gpu_executor.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/json.hpp>
 
@@ -62,9 +63,10 @@ std::string scaled(const json::value* v, double divisor, const char* unit)
 
 std::string render(const json::object& dev, const json::object& hello)
 {
-    auto at = [&](std::string_view k) { return dev.if_contains(k); };
-    const json::object* clocks =
-        at("clocks") && at("clocks")->is_object() ? &at("clocks")->get_object() : nullptr;
+    // What the worker reports about its device (docs/worker-protocol.md, device_info), shown as far as
+    // it goes: an absent or unexpected field is "-".
+    auto at = [&](std::string_view k) { return lenient::value_at(dev, k); };
+    const json::object* clocks = lenient::object_at(dev, "clocks");
     std::vector<std::pair<std::string, std::string>> rows{
         {"name", text(at("name"))},
         {"device index", text(at("index"))},
@@ -88,20 +90,19 @@ std::string render(const json::object& dev, const json::object& hello)
         {"SM clock (max)", text(at("clock_mhz")) + " MHz"},
         {"memory clock", text(at("memory_clock_mhz")) + " MHz, " + text(at("memory_bus_bits")) + "-bit bus"},
         {"current clocks",
-         clocks ? "SM " + text(clocks->if_contains("sm_mhz")) + " MHz, memory " +
-                      text(clocks->if_contains("mem_mhz")) + " MHz"
+         clocks ? "SM " + text(lenient::value_at(clocks, "sm_mhz")) + " MHz, memory " +
+                      text(lenient::value_at(clocks, "mem_mhz")) + " MHz"
                 : "-"},
         {"driver", text(at("driver_version"))},
-        {"NVRTC", text(hello.if_contains("nvrtc_version"))},
-        {"worker", text(hello.if_contains("worker_version"))},
+        {"NVRTC", text(lenient::value_at(hello, "nvrtc_version"))},
+        {"worker", text(lenient::value_at(hello, "worker_version"))},
         {"UUID", text(at("uuid"))},
     };
-    if (const json::value* m = at("measured"); m && m->is_object())
+    if (const json::object* mo = lenient::object_at(dev, "measured"))
     {
-        const auto& mo = m->get_object();
         rows.emplace_back("copy bandwidth (measured)",
-                          scaled(mo.if_contains("copy_bandwidth_gbps"), 1, "GB/s"));
-        rows.emplace_back("FP32 (measured)", scaled(mo.if_contains("fp32_tflops"), 1, "TFLOP/s"));
+                          scaled(lenient::value_at(mo, "copy_bandwidth_gbps"), 1, "GB/s"));
+        rows.emplace_back("FP32 (measured)", scaled(lenient::value_at(mo, "fp32_tflops"), 1, "TFLOP/s"));
     }
     std::string out;
     for (const auto& [k, v] : rows)

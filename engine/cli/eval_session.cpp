@@ -2,6 +2,7 @@
 
 #include "harness/compile/compile_options.hpp"
 #include "harness/core/error.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -35,7 +36,7 @@ bool kernel_run::valid() const
 json::object compile_summary(const compile_output& c)
 {
     json::value v = c.to_json();
-    json::object o = std::move(v.as_object());
+    json::object o = std::move(v.get_object());
     o.erase("cubin_b64");
     o["cubin_bytes"] = c.cubin.size();
     return o;
@@ -91,9 +92,8 @@ asio::awaitable<void> eval_session::start()
     json::object hello = co_await d.gpu.start();
     if (d.opts.arch)
         d.arch = *d.opts.arch;
-    else if (auto* dev = hello.if_contains("device");
-             dev && dev->is_object() && dev->as_object().contains("arch") && dev->at("arch").is_string())
-        d.arch = std::string(dev->at("arch").get_string());
+    else if (auto arch = lenient::string_at(lenient::object_at(hello, "device"), "arch"))
+        d.arch = std::move(*arch);
     else
         throw user_error("gpu" + std::to_string(d.opts.device) +
                          ": the worker did not report the device architecture; give --arch");
@@ -189,13 +189,14 @@ json::object result_document(const std::string& command,
     worker["restart_reason"] = cand.gpu.restart_reason;
     worker["busy_ms"] = cand.gpu.busy_ms;
     doc["worker"] = std::move(worker);
-    doc["device"] = hello.contains("device") ? hello.at("device") : json::value(nullptr);
+    const json::value* device = lenient::value_at(hello, "device");
+    doc["device"] = device ? *device : json::value(nullptr);
     json::object env;
     if (cand.gpu.result.environment)
         env = cand.gpu.result.environment->to_json();
     for (const char* k : {"worker_version", "nvrtc_version", "driver_version"})
-        if (!env.contains(k) && hello.contains(k))
-            env[k] = hello.at(k);
+        if (const json::value* v = lenient::value_at(hello, k); v && !env.contains(k))
+            env[k] = *v;
     doc["environment"] = std::move(env);
     return doc;
 }

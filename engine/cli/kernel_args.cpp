@@ -3,6 +3,7 @@
 #include "engine/cli/kernel_entry.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/json/json_reader.hpp"
 
 #include <boost/json.hpp>
 
@@ -47,31 +48,27 @@ void apply_launch_file(candidate& cand, const std::string& path)
     json::value v = read_json_file(path);
     if (!v.is_object())
         throw user_error(path + ": expected a JSON object (a launch plan)");
-    const auto& o = v.get_object();
-    if (!o.contains("launch"))
+    // A file people write (document style): "plan.json: defines.TILE: must be an integer, got 1.5".
+    try
     {
-        cand.launch = launch_plan::from_json(v, path);
-        return;
-    }
-    cand.launch = launch_plan::from_json(o.at("launch"), path + ": launch");
-    if (const json::value* ov = o.if_contains("overrides"))
-    {
-        if (!ov->is_object())
-            throw user_error(path + ": 'overrides' must be an object of case name -> launch plan");
-        for (const auto& kv : ov->get_object())
-            cand.overrides[std::string(kv.key())] =
-                launch_plan::from_json(kv.value(), path + ": overrides." + std::string(kv.key()));
-    }
-    if (const json::value* dv = o.if_contains("defines"))
-    {
-        if (!dv->is_object())
-            throw user_error(path + ": 'defines' must be an object of name -> integer");
-        for (const auto& kv : dv->get_object())
+        const json_reader r(v, json_location(path));
+        if (!r.find("launch"))
         {
-            if (!kv.value().is_int64())
-                throw user_error(path + ": defines." + std::string(kv.key()) + " must be an integer");
-            cand.defines[std::string(kv.key())] = kv.value().get_int64();
+            cand.launch = launch_plan::from_json(v, path);
+            return;
         }
+        cand.launch = launch_plan::from_json(r.require("launch"), path + ": launch");
+        if (const auto ov = r.optional_nested("overrides"))
+            for (const auto& kv : ov->object())
+                cand.overrides[std::string(kv.key())] =
+                    launch_plan::from_json(kv.value(), path + ": overrides." + std::string(kv.key()));
+        if (const auto dv = r.optional_nested("defines"))
+            for (const auto& kv : dv->object())
+                cand.defines[std::string(kv.key())] = dv->require_int64(kv.key());
+    }
+    catch (const json_error& e)
+    {
+        throw user_error(e.what());
     }
 }
 

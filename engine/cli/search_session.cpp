@@ -10,6 +10,8 @@
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
 #include "harness/cuda/driver_api.hpp"
+#include "harness/json/json_reader.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/json/serialize.hpp>
 
@@ -222,24 +224,33 @@ json::object reopen_run(session_plan& p, const search_session_args& a)
 {
     p.run = run_directory::open(a.resume);
     const auto origin = p.run->run_json_path().string();
-    auto run_json = read_json_file(p.run->run_json_path());
-    const auto* config = run_json.is_object() ? run_json.as_object().if_contains("config") : nullptr;
-    if (!config || !config->is_object())
-        throw user_error(origin + ": 'config' is missing; cannot resume");
-    p.search = search_options::from_json(config->at("search"), origin);
+    json::value run_json = read_json_file(p.run->run_json_path());
+    try
+    {
+        // run.json is the run's record: a config that is absent or malformed stops the resume with
+        // the field at fault ("run-001/run.json: config.search.branches: must be an integer, ...").
+        const json_reader run(run_json, json_location(origin, {}, json_style::record));
+        if (!run.find("config"))
+            throw user_error(origin + ": 'config' is missing; cannot resume");
+        p.search = search_options::from_json(run.nested("config").require("search"), origin);
+    }
+    catch (const json_error& e)
+    {
+        throw user_error(e.what());
+    }
     if (a.given("--grace-seconds"))
         p.search.grace_seconds = a.grace_seconds;
     if (a.given("--confirm-top"))
         p.search.confirm_top = a.confirm_top;
     p.work = workload::load(p.run->workload_dir() / "workload.json");
     p.resume = replay_events(read_journal(p.run->journal_path()).events);
-    p.run_info = std::move(run_json.as_object());
+    p.run_info = std::move(run_json.get_object());
     // A session still "running" was killed (it never wrote its end).
-    if (auto* sessions = p.run_info.if_contains("sessions"); sessions && sessions->is_array())
-        for (auto& s : sessions->get_array())
-            if (s.is_object() && s.as_object().contains("status") && s.at("status") == "running")
-                s.as_object()["status"] = "aborted";
-    return p.run_info.at("config").as_object();
+    if (json::value* sessions = p.run_info.if_contains("sessions"); sessions && sessions->is_array())
+        for (json::value& s : sessions->get_array())
+            if (lenient::string_at(s, "status") == "running")
+                s.get_object()["status"] = "aborted";
+    return p.run_info["config"].get_object();
 }
 
 json::object new_run_info(std::string_view command, json::object config)

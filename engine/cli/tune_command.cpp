@@ -24,6 +24,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
+#include "harness/json/json_reader.hpp"
 #include "harness/json/lenient.hpp"
 
 #include <boost/json.hpp>
@@ -169,12 +170,22 @@ tune_plan prepare(const tune_args& a)
         const auto* tune = object_at(&config, "tune");
         if (!tune || !tune->contains("strategy"))
             throw user_error(origin + ": 'config.tune' is missing; this run was not made by warpsmith tune");
-        p.tune = autotune_options::from_json(*tune);
+        std::optional<std::string> eval_cache;
+        try
+        {
+            const json_reader tr(*tune, json_location(origin, "config.tune", json_style::record));
+            p.tune = autotune_options::from_json(tr);
+            eval_cache = tr.optional_string("eval_cache");
+        }
+        catch (const json_error& e)
+        {
+            throw user_error(e.what());
+        }
         if (p.search.budgets.candidates)
             p.tune.optimizer.expected_evaluations = static_cast<std::size_t>(*p.search.budgets.candidates);
         p.tune.max_wall_seconds = p.search.budgets.wall_seconds;
-        if (const auto* c = tune->if_contains("eval_cache"); c && c->is_string() && !a.no_eval_cache)
-            p.cache_dir = fs::path(std::string(c->get_string()));
+        if (eval_cache && !a.no_eval_cache)
+            p.cache_dir = fs::path(*eval_cache);
         if (a.given("--eval-cache"))
             p.cache_dir = fs::path(a.eval_cache);
         p.run_info["config"].as_object()["search"] = p.search.to_json();
@@ -237,20 +248,22 @@ public:
             write_stdout(json::serialize(json::object{{"type", "tune"}, {"event", ev}}) + "\n");
             return;
         }
-        const auto kind = ev.at("event").as_string();
+        // The strategy's own events (autotune_strategy.cpp).
+        const json_reader r(ev, json_location("tune event", {}, json_style::record));
+        const std::string kind = r.require_string("event");
         std::string line;
         if (kind == "tune_space")
-            line =
-                "search space: " + autotune::space_stats::from_json(ev.at("space").as_object()).describe() +
-                " (strategy " + std::string(ev.at("strategy").as_string()) + ", seed " +
-                std::to_string(ev.at("seed").to_number<std::uint64_t>()) + ")";
+            line = "search space: " + autotune::space_stats::from_json(r.require_object("space")).describe() +
+                   " (strategy " + r.require_string("strategy") + ", seed " +
+                   std::to_string(r.require_uint64("seed")) + ")";
         else if (kind == "tune_pruned")
         {
-            std::string point;
-            for (const auto& kv : ev.at("point").as_object())
-                point += (point.empty() ? "" : " ") + std::string(kv.key()) + "=" +
-                         std::to_string(kv.value().to_number<std::int64_t>());
-            line = "pruned " + point + ": " + std::string(ev.at("reason").as_string());
+            const json_reader point = r.nested("point");
+            std::string text;
+            for (const auto& kv : point.object())
+                text += (text.empty() ? "" : " ") + std::string(kv.key()) + "=" +
+                        std::to_string(point.require_int64(kv.key()));
+            line = "pruned " + text + ": " + r.require_string("reason");
         }
         else
             return;
@@ -275,7 +288,7 @@ void write_cache_context(const cached_backend& backend, const json::object& summ
                          {"time", utc_timestamp()},
                          {"device", backend.device_info(0)}};
     for (const char* key : {"reference", "initial", "baselines"})
-        if (const auto* v = summary.if_contains(key))
+        if (const json::value* v = lenient::value_at(summary, key))
             context[key] = *v;
     try
     {
@@ -310,17 +323,18 @@ asio::awaitable<int> tune_main(asio::io_context& ioc,
         curve["strategy"] = p->tune.strategy;
         curve["seed"] = p->tune.optimizer.seed;
         curve["workload"] = p->work.name;
-        if (const auto* best = object_at(&summary, "best"))
+        if (const auto best_id = lenient::string_at(object_at(&summary, "best"), "id"))
             for (const auto& c : engine.history())
-                if (c.id == best->at("id").as_string())
-                    if (const auto* pt = object_at(c.meta.if_contains("point")))
+                if (c.id == *best_id)
+                    if (const auto* pt = object_at(c.meta, "point"))
                         best_point = *pt;
+        auto copied = [](const json::value* v) { return v ? *v : json::value(nullptr); };
         summary["tune"] =
             json::object{{"strategy", p->tune.strategy},
                          {"seed", p->tune.optimizer.seed},
-                         {"space", report.contains("space") ? report.at("space") : json::value(nullptr)},
-                         {"pruned", report.at("pruned").at("count")},
-                         {"time_to_best", report.at("time_to_best")},
+                         {"space", copied(lenient::value_at(report, "space"))},
+                         {"pruned", copied(lenient::value_at(object_at(report, "pruned"), "count"))},
+                         {"time_to_best", copied(lenient::value_at(report, "time_to_best"))},
                          {"best_point", best_point ? json::value(*best_point) : json::value(nullptr)},
                          {"eval_cache", backend.stats()}};
         if (backend.gpu_count() > 0)

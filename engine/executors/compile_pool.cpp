@@ -1,6 +1,7 @@
 #include "engine/executors/compile_pool.hpp"
 
 #include "engine/executors/async_semaphore.hpp"
+#include "engine/executors/worker_error_text.hpp"
 #include "engine/executors/worker_process.hpp"
 #include "harness/compile/compile_cache.hpp"
 #include "harness/compile/compile_sandbox.hpp"
@@ -8,6 +9,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
 #include "harness/core/secret_redaction.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/thread_pool.hpp>
@@ -222,15 +224,14 @@ struct compile_pool::impl
                 co_return failed_output(request,
                                         "the compile worker died twice on this kernel: " + last_failure);
             }
-            if (!resp.at("ok").as_bool())
+            if (!worker_ok(resp))
             {
                 std::string message = "the compile worker refused the request";
-                if (auto* e = resp.if_contains("error"); e && e->is_object())
-                    if (auto* m = e->as_object().if_contains("message"); m && m->is_string())
-                        message += ": " + std::string(m->get_string());
+                if (const worker_refusal why = worker_refusal_of(resp); !why.message.empty())
+                    message += ": " + why.message;
                 co_return failed_output(request, message);
             }
-            const json::value* o = resp.if_contains("output");
+            const json::value* o = lenient::value_at(resp, "output");
             if (!o)
                 co_return failed_output(request, "the compile worker's response carries no 'output'");
             try

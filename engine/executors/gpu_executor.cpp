@@ -5,6 +5,7 @@
 #include "engine/executors/worker_process.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
+#include "harness/json/lenient.hpp"
 #include "harness/protocol/format_error.hpp"
 
 #include <boost/json/array.hpp>
@@ -147,7 +148,7 @@ struct gpu_executor::impl
                 throw;
             throw user_error(label + ": loading the workload failed: " + e.what());
         }
-        if (!resp.at("ok").as_bool())
+        if (!worker_ok(resp))
             throw user_error(label + ": loading the workload failed (" + worker_error_text(resp) + ")");
         co_return resp;
     }
@@ -316,7 +317,7 @@ asio::awaitable<gpu_evaluation> gpu_executor::evaluate(evaluate_request req)
         }
     }
 
-    if (!resp.at("ok").as_bool())
+    if (!worker_ok(resp))
     {
         // The worker refused the request (bad_request, no_workload, internal): nothing ran on the
         // GPU; the candidate is recorded as invalid with the worker's reason.
@@ -324,7 +325,7 @@ asio::awaitable<gpu_evaluation> gpu_executor::evaluate(evaluate_request req)
             protocol::evaluation_result::invalid("worker_error", worker_error_text(resp), out.busy_ms);
         co_return out;
     }
-    if (auto* r = resp.if_contains("result"))
+    if (const json::value* r = lenient::value_at(resp, "result"))
     {
         try
         {
@@ -342,7 +343,7 @@ asio::awaitable<gpu_evaluation> gpu_executor::evaluate(evaluate_request req)
         out.result = protocol::evaluation_result::invalid(
             "worker_error", "the worker's response carries no 'result'", out.busy_ms);
 
-    if (auto* wr = resp.if_contains("worker_restart"); wr && wr->is_bool() && wr->get_bool())
+    if (worker_restarting(resp))
     {
         std::string kind = out.result.failure ? out.result.failure->kind : "fault";
         out.worker_restarted = true;
@@ -392,9 +393,9 @@ asio::awaitable<protocol::interleaved_result> gpu_executor::time_interleaved(
     }
     // A fault during interleaved timing is answered with "worker_restart" (and possibly ok:false):
     // the worker exits after that line, so restart it before looking at anything else.
-    if (auto* wr = resp.if_contains("worker_restart"); wr && wr->is_bool() && wr->get_bool())
+    if (worker_restarting(resp))
         co_await d.restart("a fault during time_interleaved");
-    if (!resp.at("ok").as_bool())
+    if (!worker_ok(resp))
         throw std::runtime_error(d.label + ": time_interleaved refused (" + worker_error_text(resp) + ")");
     try
     {
@@ -426,10 +427,10 @@ asio::awaitable<json::object> gpu_executor::device_info(bool measure)
             throw;
         throw user_error(d.label + ": device_info failed: " + e.what());
     }
-    if (!resp.at("ok").as_bool())
+    if (!worker_ok(resp))
         throw user_error(d.label + ": device_info failed (" + worker_error_text(resp) + ")");
-    if (auto* dev = resp.if_contains("device"); dev && dev->is_object())
-        co_return dev->as_object();
+    if (const json::object* dev = lenient::object_at(resp, "device"))
+        co_return *dev;
     throw user_error(d.label + ": device_info response carries no 'device'");
 }
 
@@ -495,12 +496,12 @@ asio::awaitable<baseline_outcome> gpu_executor::baseline(baseline_request req)
         co_await d.restart("a failed baseline");
         co_return out;
     }
-    if (auto* wr = resp.if_contains("worker_restart"); wr && wr->is_bool() && wr->get_bool())
+    if (worker_restarting(resp))
     {
         out.worker_restarted = true;
         co_await d.restart("a fault during a baseline");
     }
-    if (!resp.at("ok").as_bool())
+    if (!worker_ok(resp))
     {
         const std::string text = worker_error_text(resp);
         const auto colon = text.find(": ");
@@ -508,10 +509,17 @@ asio::awaitable<baseline_outcome> gpu_executor::baseline(baseline_request req)
         out.message = colon == std::string::npos ? text : text.substr(colon + 2);
         co_return out;
     }
-    if (auto* b = resp.if_contains("baseline"); b && b->is_object())
+    if (const json::value* b = lenient::value_at(resp, "baseline"))
     {
-        out.available = true;
-        out.baseline = b->as_object();
+        try
+        {
+            out.baseline = protocol::baseline_result::from_json(*b);
+        }
+        catch (const protocol::format_error& e)
+        {
+            out.error_kind = "worker_error";
+            out.message = std::string("the worker's baseline is malformed: ") + e.what();
+        }
     }
     else
     {

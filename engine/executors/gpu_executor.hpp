@@ -10,6 +10,7 @@
 
 #include "engine/executors/worker_launch.hpp"
 #include "harness/core/defaults.hpp"
+#include "harness/protocol/baseline_result.hpp"
 #include "harness/protocol/evaluation_result.hpp"
 #include "harness/protocol/interleaved_result.hpp"
 #include "harness/protocol/timing_options.hpp"
@@ -90,13 +91,15 @@ struct baseline_request
 /// of the run: the search goes on without it.
 struct baseline_outcome
 {
-    bool available = false;         ///< The worker timed it; `baseline` holds its result.
-    boost::json::object baseline;   ///< The worker's "baseline" object (protocol doc).
+    /// The worker's answer when it timed the baseline; none otherwise.
+    std::optional<protocol::baseline_result> baseline;
     std::string error_kind;         ///< Otherwise why: "no_baseline" (no cuBLAS, unknown kind,
                                     ///< nothing declared), "internal", "worker_crash", "hang", ...
     std::string message;            ///< One line.
     double busy_ms = 0;             ///< Worker time on this request.
     bool worker_restarted = false;  ///< The worker died or lost its context and was restarted.
+
+    bool available() const { return baseline.has_value(); }
 };
 
 /// The protocol's candidate object of a request (evaluate, time_interleaved): a cubin when the

@@ -1,18 +1,37 @@
 #include "engine/executors/worker_error_text.hpp"
 
+#include "harness/json/json_reader.hpp"
+#include "harness/json/lenient.hpp"
+
 namespace warpsmith
 {
+
+worker_envelope worker_envelope_of(const boost::json::object& resp, std::string_view op)
+{
+    const json_reader r(resp, json_location("response to '" + std::string(op) + "'", {}, json_style::record));
+    worker_envelope e;
+    e.id = r.optional_int64("id");
+    e.ok = r.require_bool("ok");
+    e.worker_restart = r.optional_bool("worker_restart").value_or(false);
+    return e;
+}
+
+bool worker_ok(const boost::json::object& resp)
+{
+    return worker_envelope_of(resp, "?").ok;
+}
+
+bool worker_restarting(const boost::json::object& resp)
+{
+    return worker_envelope_of(resp, "?").worker_restart;
+}
 
 worker_refusal worker_refusal_of(const boost::json::object& resp)
 {
     worker_refusal r;
-    if (const auto* e = resp.if_contains("error"); e && e->is_object())
-    {
-        if (const auto* k = e->as_object().if_contains("kind"); k && k->is_string())
-            r.kind = std::string(k->get_string());
-        if (const auto* m = e->as_object().if_contains("message"); m && m->is_string())
-            r.message = std::string(m->get_string());
-    }
+    const boost::json::object* e = lenient::object_at(resp, "error");
+    r.kind = lenient::string_or(e, "kind", r.kind);
+    r.message = lenient::string_or(e, "message");
     return r;
 }
 

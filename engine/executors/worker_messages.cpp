@@ -17,7 +17,7 @@ namespace json = boost::json;
 json::object candidate_json(const evaluate_request& req)
 {
     json::value v = req.cand.to_json();
-    json::object o = v.is_object() ? std::move(v.as_object()) : json::object{};
+    json::object o = v.is_object() ? std::move(v.get_object()) : json::object{};
     if (!req.cubin.empty())
     {
         o.erase("source");

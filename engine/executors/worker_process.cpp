@@ -6,6 +6,8 @@
 #include "engine/executors/worker_stderr.hpp"
 #include "harness/compile/compile_sandbox.hpp"
 #include "harness/core/log.hpp"
+#include "harness/json/json_location.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -282,16 +284,20 @@ struct worker_process::impl
             throw make_error(errc::worker_protocol,
                              label + ": '" + std::string(op) +
                                  "' answered with a line that is not a JSON object: " + excerpt(line));
-        auto& o = v.as_object();
-        const json::value* rid = o.if_contains("id");
-        if (!rid || !rid->is_int64() || rid->get_int64() != id)
+        auto& o = v.get_object();
+        worker_envelope envelope;
+        try
+        {
+            envelope = worker_envelope_of(o, op);
+        }
+        catch (const json_error& e)
+        {
+            throw make_error(errc::worker_protocol, label + ": " + e.what() + ": " + excerpt(line));
+        }
+        if (envelope.id != id)
             throw make_error(errc::worker_protocol,
                              label + ": response id does not match request " + std::to_string(id) + " ('" +
                                  std::string(op) + "'): " + excerpt(line));
-        const json::value* okv = o.if_contains("ok");
-        if (!okv || !okv->is_bool())
-            throw make_error(errc::worker_protocol,
-                             label + ": response to '" + std::string(op) + "' lacks a boolean 'ok'");
         return std::move(o);
     }
 
@@ -347,8 +353,7 @@ struct worker_process::impl
 
         std::int64_t id = ++next_id;
         req["id"] = id;
-        std::string op =
-            req.contains("op") && req.at("op").is_string() ? std::string(req.at("op").as_string()) : "?";
+        std::string op = lenient::string_or(req, "op", "?");
         std::string line = json::serialize(req);
         line += '\n';
 
@@ -451,7 +456,7 @@ asio::awaitable<json::object> worker_process::start(std::chrono::milliseconds de
     json::object hello_req;
     hello_req["op"] = "hello";
     json::object resp = co_await d.request(std::move(hello_req), deadline);
-    if (!resp.at("ok").as_bool())
+    if (!worker_ok(resp))
     {
         const worker_refusal why = worker_refusal_of(resp);
         co_await stop(2s);

@@ -1,5 +1,7 @@
 #include "engine/profile/profile_summary.hpp"
 
+#include "harness/json/json_reader.hpp"
+
 #include <boost/json/array.hpp>
 
 #include <algorithm>
@@ -83,26 +85,6 @@ std::optional<double> in_bytes(const ncu_kernel& k, std::string_view metric)
 json::value optional_number(const std::optional<double>& v)
 {
     return v ? json::value(*v) : json::value(nullptr);
-}
-
-std::optional<double> read_number(const json::object& o, std::string_view key)
-{
-    const json::value* v = o.if_contains(key);
-    if (!v || v->is_null())
-        return std::nullopt;
-    if (!v->is_number())
-        throw std::invalid_argument("profile summary: '" + std::string(key) + "' is not a number");
-    return v->to_number<double>();
-}
-
-std::string read_string(const json::object& o, std::string_view key)
-{
-    const json::value* v = o.if_contains(key);
-    if (!v || v->is_null())
-        return {};
-    if (!v->is_string())
-        throw std::invalid_argument("profile summary: '" + std::string(key) + "' is not a string");
-    return std::string(v->get_string());
 }
 
 std::string fmt(const std::optional<double>& v, int decimals = 1)
@@ -281,50 +263,50 @@ json::object profile_summary::to_json() const
 }
 
 profile_summary profile_summary::from_json(const json::object& o)
+try
 {
+    // Profile documents are warpsmith's records (null is absent); every problem names its field.
+    const json_reader r(o, json_location("profile summary", {}, json_style::record));
     profile_summary s;
-    s.kernel = read_string(o, "kernel");
+    s.kernel = r.optional_string("kernel").value_or("");
     if (s.kernel.empty())
         throw std::invalid_argument("profile summary: 'kernel' is missing");
-    s.grid = read_string(o, "grid");
-    s.block = read_string(o, "block");
-    s.ncu_version = read_string(o, "ncu_version");
-    s.duration_us = read_number(o, "duration_us");
-    s.sol_compute_pct = read_number(o, "sol_compute_pct");
-    s.sol_memory_pct = read_number(o, "sol_memory_pct");
-    s.dram_pct = read_number(o, "dram_pct");
-    s.dram_gbps = read_number(o, "dram_gbps");
-    s.l2_pct = read_number(o, "l2_pct");
-    s.l2_hit_pct = read_number(o, "l2_hit_pct");
-    s.l1_pct = read_number(o, "l1_pct");
-    s.l1_hit_pct = read_number(o, "l1_hit_pct");
-    s.achieved_occupancy_pct = read_number(o, "achieved_occupancy_pct");
-    s.theoretical_occupancy_pct = read_number(o, "theoretical_occupancy_pct");
-    s.occupancy_limiter = read_string(o, "occupancy_limiter");
-    s.blocks_per_sm_limit = read_number(o, "blocks_per_sm_limit");
-    s.registers_per_thread = read_number(o, "registers_per_thread");
-    s.shared_bytes_per_block = read_number(o, "shared_bytes_per_block");
-    s.waves_per_sm = read_number(o, "waves_per_sm");
-    if (auto v = read_number(o, "spill_stores_bytes"))
+    s.grid = r.optional_string("grid").value_or("");
+    s.block = r.optional_string("block").value_or("");
+    s.ncu_version = r.optional_string("ncu_version").value_or("");
+    s.duration_us = r.optional_number("duration_us");
+    s.sol_compute_pct = r.optional_number("sol_compute_pct");
+    s.sol_memory_pct = r.optional_number("sol_memory_pct");
+    s.dram_pct = r.optional_number("dram_pct");
+    s.dram_gbps = r.optional_number("dram_gbps");
+    s.l2_pct = r.optional_number("l2_pct");
+    s.l2_hit_pct = r.optional_number("l2_hit_pct");
+    s.l1_pct = r.optional_number("l1_pct");
+    s.l1_hit_pct = r.optional_number("l1_hit_pct");
+    s.achieved_occupancy_pct = r.optional_number("achieved_occupancy_pct");
+    s.theoretical_occupancy_pct = r.optional_number("theoretical_occupancy_pct");
+    s.occupancy_limiter = r.optional_string("occupancy_limiter").value_or("");
+    s.blocks_per_sm_limit = r.optional_number("blocks_per_sm_limit");
+    s.registers_per_thread = r.optional_number("registers_per_thread");
+    s.shared_bytes_per_block = r.optional_number("shared_bytes_per_block");
+    s.waves_per_sm = r.optional_number("waves_per_sm");
+    if (auto v = r.optional_number("spill_stores_bytes"))
         s.spill_stores_bytes = static_cast<int>(*v);
-    if (auto v = read_number(o, "spill_loads_bytes"))
+    if (auto v = r.optional_number("spill_loads_bytes"))
         s.spill_loads_bytes = static_cast<int>(*v);
-    if (const json::value* a = o.if_contains("top_stalls"); a && a->is_array())
-        for (const json::value& v : a->get_array())
-            if (v.is_object())
-                s.top_stalls.push_back({read_string(v.get_object(), "reason"),
-                                        read_number(v.get_object(), "share").value_or(0)});
-    if (const json::value* a = o.if_contains("hints"); a && a->is_array())
-        for (const json::value& v : a->get_array())
-            if (v.is_object())
-            {
-                const json::object& h = v.get_object();
-                s.hints.push_back({read_string(h, "rule"),
-                                   read_string(h, "type"),
-                                   read_string(h, "text"),
-                                   read_number(h, "estimated_speedup_pct")});
-            }
+    for (const json_reader& stall : r.optional_elements("top_stalls"))
+        s.top_stalls.push_back(
+            {stall.optional_string("reason").value_or(""), stall.optional_number("share").value_or(0)});
+    for (const json_reader& h : r.optional_elements("hints"))
+        s.hints.push_back({h.optional_string("rule").value_or(""),
+                           h.optional_string("type").value_or(""),
+                           h.optional_string("text").value_or(""),
+                           h.optional_number("estimated_speedup_pct")});
     return s;
+}
+catch (const json_error& e)
+{
+    throw std::invalid_argument(e.what());
 }
 
 std::string profile_summary::render_table() const

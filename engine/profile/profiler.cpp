@@ -8,6 +8,9 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
+#include "harness/json/json_reader.hpp"
+#include "harness/json/lenient.hpp"
+#include "harness/protocol/format_error.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -77,36 +80,27 @@ json::object profile_outcome::to_json() const
 }
 
 profile_outcome profile_outcome::from_json(const json::object& o)
+try
 {
-    auto text = [&](const char* key) -> std::string
-    {
-        const json::value* v = o.if_contains(key);
-        if (!v || v->is_null())
-            return {};
-        if (!v->is_string())
-            throw std::invalid_argument(std::string("'") + key + "' must be a string");
-        return std::string(v->get_string());
-    };
+    const json_reader r(o, json_location("profile", {}, json_style::record));
     profile_outcome out;
-    const json::value* ok = o.if_contains("ok");
-    if (!ok || !ok->is_bool())
-        throw std::invalid_argument("'ok' must be true or false");
-    out.ok = ok->get_bool();
-    out.error_kind = text("error_kind");
-    out.message = text("message");
-    out.case_name = text("case");
-    out.ncu_version = text("ncu_version");
-    if (std::string report = text("report"); !report.empty())
+    out.ok = r.require_bool("ok");
+    out.error_kind = r.optional_string("error_kind").value_or("");
+    out.message = r.optional_string("message").value_or("");
+    out.case_name = r.optional_string("case").value_or("");
+    out.ncu_version = r.optional_string("ncu_version").value_or("");
+    if (std::string report = r.optional_string("report").value_or(""); !report.empty())
         out.report_path = report;
-    if (const json::value* s = o.if_contains("summary"); s && s->is_object())
-        out.summary = profile_summary::from_json(s->get_object());
-    else if (s && !s->is_null())
-        throw std::invalid_argument("'summary' must be an object");
-    if (const json::value* w = o.if_contains("wall_ms"); w && w->is_number())
-        out.wall_ms = w->to_number<double>();
+    if (const json::object* s = r.optional_object("summary"))
+        out.summary = profile_summary::from_json(*s);
+    out.wall_ms = r.optional_number("wall_ms").value_or(0);
     if (out.ok && !out.summary)
-        throw std::invalid_argument("an ok profile without a 'summary'");
+        throw std::invalid_argument("profile: an ok profile without a 'summary'");
     return out;
+}
+catch (const json_error& e)
+{
+    throw std::invalid_argument(e.what());
 }
 
 std::string largest_performance_case(const workload& w)
@@ -199,20 +193,20 @@ asio::awaitable<profile_outcome> run_profile(asio::any_io_executor ex, profiler_
             co_await proc.start(left());
             json::object resp = co_await proc.request(
                 load_workload_message(job.w->to_json(), job.hidden_seed, opts.launch_timeout), left());
-            if (!resp.at("ok").as_bool())
+            if (!worker_ok(resp))
             {
                 co_await proc.stop(5s);
                 co_return fail("failed",
                                "the worker under ncu did not load the workload: " + worker_error_text(resp));
             }
             resp = co_await proc.request(evaluate_message(req), left());
-            if (!resp.at("ok").as_bool())
+            if (!worker_ok(resp))
             {
                 co_await proc.stop(5s);
                 co_return fail("failed",
                                "the worker under ncu refused the candidate: " + worker_error_text(resp));
             }
-            if (auto* r = resp.if_contains("result"))
+            if (const json::value* r = lenient::value_at(resp, "result"))
                 result = *r;
             // ncu writes the report when the worker exits.
             co_await proc.stop(left());
@@ -245,20 +239,20 @@ asio::awaitable<profile_outcome> run_profile(asio::any_io_executor ex, profiler_
         co_return fail("timeout",
                        "the profile did not finish within " + std::to_string(opts.timeout.count()) +
                            " ms (--profile-timeout-ms)");
-    out.evaluation = result;
-    if (result.is_object())
+    if (!result.is_null())
     {
-        const json::object& r = result.get_object();
-        if (auto* st = r.if_contains("status"); st && st->is_string() && st->get_string() != "valid")
+        try
         {
-            std::string why = "invalid";
-            if (auto* f = r.if_contains("failure"); f && f->is_object())
-                if (auto* m = f->get_object().if_contains("message"); m && m->is_string())
-                    why = std::string(m->get_string());
-            co_return fail(
-                "invalid",
-                "not profiled: the candidate failed validation on case " + out.case_name + ": " + why);
+            out.evaluation = protocol::evaluation_result::from_json(result);
         }
+        catch (const protocol::format_error& e)
+        {
+            co_return fail("failed", std::string("the worker's result is malformed: ") + e.what());
+        }
+        if (!out.evaluation->valid())
+            co_return fail("invalid",
+                           "not profiled: the candidate failed validation on case " + out.case_name + ": " +
+                               (out.evaluation->failure ? out.evaluation->failure->message : "invalid"));
     }
     if (!died.empty())
     {

@@ -11,6 +11,7 @@
 #include "engine/executors/gpu_executor.hpp"
 #include "engine/executors/worker_launch.hpp"
 #include "engine/profile/profile_summary.hpp"
+#include "harness/protocol/evaluation_result.hpp"
 #include "harness/workload/workload.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
@@ -62,13 +63,14 @@ struct profile_outcome
     std::filesystem::path json_path;    ///< The summary document (written when ok).
     std::string ncu_version;
     double wall_ms = 0;
-    boost::json::value evaluation;  ///< The worker's result for the profiled request.
+    /// The worker's result for the profiled request; none when it gave none (it died, timed out).
+    std::optional<protocol::evaluation_result> evaluation;
 
     /// {"ok", "error_kind", "message", "case", "report", "summary", "ncu_version", "wall_ms"}.
     boost::json::object to_json() const;
     /// The document to_json wrote (profiles/cNNNN-CASE.json): report_path holds the report's file
-    /// name only. Throws std::invalid_argument naming the field on anything else, and on an "ok"
-    /// document without a summary.
+    /// name only. Throws std::invalid_argument naming the field on anything else ("profile:
+    /// wall_ms: must be a number, got \"fast\""), and on an "ok" document without a summary.
     static profile_outcome from_json(const boost::json::object& o);
 };
 

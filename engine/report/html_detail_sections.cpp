@@ -288,16 +288,15 @@ void source_section(page& p, const run_view& v)
     if (v.best_id)
         if (const auto* c = v.find(*v.best_id))
         {
-            const auto cj = c->rec.ec.cand.to_json();
-            const auto& co = cj.as_object();
+            const boost::json::value cj = c->rec.ec.cand.to_json();
             std::string launch;
-            if (const auto* l = co.if_contains("launch"))
+            if (const auto* l = lenient::value_at(cj, "launch"))
                 launch = json::serialize(*l);
             p.raw("<p>entry <code>" + html_escape(c->rec.ec.cand.entry) + "</code>, launch <code>" +
                   html_escape(launch) + "</code>");
-            if (const auto* d = co.if_contains("defines"); d && d->is_object() && !d->get_object().empty())
+            if (const auto* d = object_at(cj, "defines"); d && !d->empty())
                 p.raw(", defines <code>" + html_escape(json::serialize(*d)) + "</code>");
-            if (const auto* o = co.if_contains("options"); o && o->is_array() && !o->get_array().empty())
+            if (const auto* o = array_at(cj, "options"); o && !o->empty())
                 p.raw(", options <code>" + html_escape(json::serialize(*o)) + "</code>");
             p.raw("</p>\n");
         }

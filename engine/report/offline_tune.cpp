@@ -8,6 +8,7 @@
 #include "harness/compile/compile_cache.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/core/error.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <cstdio>
 #include <functional>
@@ -79,12 +80,10 @@ offline_tune_result run_offline_tune(const offline_tune_options& o)
         }
     if (context)
         for (const char* key : {"reference", "initial", "baselines"})
-            if (const auto* v = context->if_contains(key))
+            if (const json::value* v = lenient::value_at(*context, key))
                 summary[key] = *v;
-    const json::object& measured_on =
-        context && context->contains("device") && context->at("device").is_object()
-            ? context->at("device").get_object()
-            : *device;
+    const json::object* context_device = context ? lenient::object_at(*context, "device") : nullptr;
+    const json::object& measured_on = context_device ? *context_device : *device;
     if (summary.contains("best"))
     {
         const auto spec = o.roofline.empty() ? autotune::roofline_spec::load_for(w)
@@ -92,9 +91,7 @@ offline_tune_result run_offline_tune(const offline_tune_options& o)
         if (auto roofline = best_roofline(spec, w, measured_on, summary); !roofline.is_null())
             summary["roofline"] = std::move(roofline);
     }
-    const std::string device_name = measured_on.contains("name") && measured_on.at("name").is_string()
-                                        ? std::string(measured_on.at("name").get_string())
-                                        : std::string("an unknown device");
+    const std::string device_name = lenient::string_or(measured_on, "name", "an unknown device");
 
     json::object out = r.curve.to_json();
     out["strategy"] = o.tune.strategy;

@@ -1,6 +1,8 @@
 #include "engine/report/search_table.hpp"
 
 #include "engine/report/number_text.hpp"
+#include "harness/json/json_location.hpp"
+#include "harness/json/json_reader.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,34 +15,27 @@ namespace warpsmith::report
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
-namespace
-{
-
-double num(const json::value* v)
-{
-    return v && v->is_number() ? v->to_number<double>() : 0;
-}
-
-}  // namespace
-
 std::string search_table(const json::object& s, const fs::path& run_path, const json::value& history)
 {
+    // summary.json and history.json as this run has just written them (records: null is absent).
+    const json_reader sr(s, json_location("summary.json", {}, json_style::record));
+    auto num = [](const json_reader& r, std::string_view key) { return r.optional_number(key).value_or(0); };
     std::string out;
-    const auto& c = s.at("candidates").as_object();
-    out +=
-        "run " + run_path.string() + ": " + std::string(s.at("status").as_string()) + " (" +
-        std::string(s.at("stop_reason").as_string()) + "), " + std::to_string(c.at("proposed").as_int64()) +
-        " candidates (" + std::to_string(c.at("valid").as_int64()) + " valid, " +
-        std::to_string(c.at("invalid").as_int64()) + " invalid" +
-        (c.at("pending").as_int64() ? ", " + std::to_string(c.at("pending").as_int64()) + " pending" : "") +
-        "), " + fmt("%.1f s", num(s.if_contains("wall_seconds"))) + ", GPU busy " +
-        fmt("%.0f%%", 100 * num(s.if_contains("gpu_busy_fraction"))) + "\n";
+    const json_reader c = sr.nested("candidates");
+    const std::int64_t pending = c.require_int64("pending");
+    out += "run " + run_path.string() + ": " + sr.require_string("status") + " (" +
+           sr.require_string("stop_reason") + "), " + std::to_string(c.require_int64("proposed")) +
+           " candidates (" + std::to_string(c.require_int64("valid")) + " valid, " +
+           std::to_string(c.require_int64("invalid")) + " invalid" +
+           (pending ? ", " + std::to_string(pending) + " pending" : "") + "), " +
+           fmt("%.1f s", num(sr, "wall_seconds")) + ", GPU busy " +
+           fmt("%.0f%%", 100 * num(sr, "gpu_busy_fraction")) + "\n";
 
     // Confirmation numbers per key, when there are any.
-    std::map<std::string, const json::object*> confirmed;
-    if (const auto* e = s.at("confirmation").as_object().if_contains("entries"); e && e->is_array())
-        for (const auto& x : e->get_array())
-            confirmed[std::string(x.at("key").as_string())] = &x.as_object();
+    const json_reader confirmation = sr.nested("confirmation");
+    std::map<std::string, double> confirmed;
+    for (const json_reader& x : confirmation.optional_elements("entries"))
+        confirmed[x.require_string("key")] = num(x, "score_us");
 
     char line[256];
     std::snprintf(line,
@@ -56,7 +51,7 @@ std::string search_table(const json::object& s, const fs::path& run_path, const 
     {
         std::string conf = "-";
         if (auto it = confirmed.find(key); it != confirmed.end())
-            conf = fmt("%.2f", num(it->second->if_contains("score_us")));
+            conf = fmt("%.2f", it->second);
         std::snprintf(line,
                       sizeof line,
                       "  %-10s %12s %10s %10s %14s\n",
@@ -67,65 +62,59 @@ std::string search_table(const json::object& s, const fs::path& run_path, const 
                       conf.c_str());
         out += line;
     };
-    std::string winner;
-    if (const auto* b = s.if_contains("best"); b && b->is_object())
-        winner = std::string(b->at("id").as_string());
-    const auto ref = s.at("reference").at("per_gpu").as_array();
+    const std::optional<json_reader> best = sr.optional_nested("best");
+    const std::string winner = best ? best->require_string("id") : std::string();
+    const std::vector<json_reader> ref = sr.nested("reference").optional_elements("per_gpu");
+    const double ref_score = ref.empty() ? 0 : num(ref[0], "score_us");
     if (!ref.empty())
-        row("reference", num(ref[0].as_object().if_contains("score_us")), 1.0, 0, false);
-    if (const auto* init = s.if_contains("initial"); init && init->is_object())
+        row("reference", ref_score, 1.0, 0, false);
+    if (const auto init = sr.optional_nested("initial"))
     {
-        const auto& pg = init->at("per_gpu").as_array();
-        if (!pg.empty() && pg[0].at("valid").as_bool())
+        const std::vector<json_reader> pg = init->optional_elements("per_gpu");
+        if (!pg.empty() && pg[0].require_bool("valid"))
         {
-            const double is = num(pg[0].as_object().if_contains("score_us"));
-            const double rs = ref.empty() ? 0 : num(ref[0].as_object().if_contains("score_us"));
-            row("initial", is, rs > 0 && is > 0 ? rs / is : 0, 1.0, winner == "initial");
+            const double is = num(pg[0], "score_us");
+            row("initial", is, ref_score > 0 && is > 0 ? ref_score / is : 0, 1.0, winner == "initial");
         }
     }
     // The five best valid candidates by search speedup.
-    std::vector<const json::object*> valid;
-    if (const auto* h = history.if_object(); h && h->contains("candidates"))
-        for (const auto& r : h->at("candidates").as_array())
-            if (r.at("status").as_string() == "valid")
-                valid.push_back(&r.as_object());
-    std::sort(valid.begin(),
-              valid.end(),
-              [](auto* x, auto* y) {
-                  return num(x->if_contains("speedup_vs_reference")) >
-                         num(y->if_contains("speedup_vs_reference"));
-              });
+    std::vector<json_reader> valid;
+    if (history.is_object())
+        for (json_reader& r : json_reader(history, json_location("history.json", {}, json_style::record))
+                                  .optional_elements("candidates"))
+            if (r.require_string("status") == "valid")
+                valid.push_back(std::move(r));
+    std::stable_sort(valid.begin(),
+                     valid.end(),
+                     [&](const json_reader& x, const json_reader& y)
+                     { return num(x, "speedup_vs_reference") > num(y, "speedup_vs_reference"); });
     for (std::size_t i = 0; i < valid.size() && i < 5; ++i)
     {
-        const auto id = std::string(valid[i]->at("id").as_string());
+        const std::string id = valid[i].require_string("id");
         row(id,
-            num(valid[i]->if_contains("score_us")),
-            num(valid[i]->if_contains("speedup_vs_reference")),
-            num(valid[i]->if_contains("speedup_vs_initial")),
+            num(valid[i], "score_us"),
+            num(valid[i], "speedup_vs_reference"),
+            num(valid[i], "speedup_vs_initial"),
             id == winner);
     }
-    if (!winner.empty())
+    if (best)
     {
-        const auto& b = s.at("best").as_object();
         out += "best: " + winner + " -> " + (run_path / "best.cu").string() + " (decided by " +
-               std::string(b.at("decided_by").as_string()) + ")\n";
-        if (const auto* d = s.at("confirmation").as_object().if_contains("max_abs_rel_diff_vs_search"))
-            out +=
-                "confirmation vs search timings: up to " + fmt("%.1f%%", 100 * num(d)) + " apart (mean " +
-                fmt("%.1f%%",
-                    100 * num(s.at("confirmation").as_object().if_contains("mean_abs_rel_diff_vs_search"))) +
-                ")\n";
+               best->require_string("decided_by") + ")\n";
+        if (const auto d = confirmation.optional_number("max_abs_rel_diff_vs_search"))
+            out += "confirmation vs search timings: up to " + fmt("%.1f%%", 100 * *d) + " apart (mean " +
+                   fmt("%.1f%%", 100 * num(confirmation, "mean_abs_rel_diff_vs_search")) + ")\n";
     }
     else
         out += "no valid kernel\n";
     // Why the winner is unconfirmed, or why there is none (a confirmation that invalidated candidates).
-    if (const auto* note = s.if_contains("best_note"); note && note->is_string())
-        out += "note: " + std::string(note->get_string()) + "\n";
-    const auto& t = s.at("tokens").as_object();
-    if (num(t.if_contains("input")) > 0 || num(t.if_contains("cost_usd")) > 0)
-        out += "tokens: " + std::to_string(static_cast<long long>(num(t.if_contains("input")))) + " in, " +
-               std::to_string(static_cast<long long>(num(t.if_contains("output")))) + " out, " +
-               fmt("$%.4f", num(t.if_contains("cost_usd"))) + "\n";
+    if (const auto note = sr.optional_string("best_note"))
+        out += "note: " + *note + "\n";
+    const json_reader t = sr.nested("tokens");
+    if (num(t, "input") > 0 || num(t, "cost_usd") > 0)
+        out += "tokens: " + std::to_string(static_cast<long long>(num(t, "input"))) + " in, " +
+               std::to_string(static_cast<long long>(num(t, "output"))) + " out, " +
+               fmt("$%.4f", num(t, "cost_usd")) + "\n";
     return out;
 }
 

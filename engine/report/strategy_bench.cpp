@@ -5,6 +5,7 @@
 #include "engine/run/journal.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/json.hpp>
 
@@ -141,11 +142,15 @@ std::string child_status(const fs::path& out)
     {
         const auto line = json::parse(text.substr(begin == std::string::npos ? 0 : begin + 1,
                                                   end - (begin == std::string::npos ? 0 : begin + 1)));
-        const auto& st = line.at("status").as_object();
-        std::string s = std::to_string(st.at("evaluated").to_number<std::int64_t>()) + " evaluated, " +
-                        std::to_string(st.at("valid").to_number<std::int64_t>()) + " valid";
-        if (const auto* b = st.if_contains("best_speedup"); b && b->is_number())
-            s += ", best " + fmt("%.2fx", b->to_number<double>());
+        // A progress line of the child warpsmith, read leniently: it only decorates the status.
+        const json::object* st = lenient::object_at(line, "status");
+        const auto evaluated = lenient::int_at(st, "evaluated");
+        const auto valid = lenient::int_at(st, "valid");
+        if (!evaluated || !valid)
+            return {};
+        std::string s = std::to_string(*evaluated) + " evaluated, " + std::to_string(*valid) + " valid";
+        if (const auto b = lenient::number_at(st, "best_speedup"))
+            s += ", best " + fmt("%.2fx", *b);
         return s;
     }
     catch (const std::exception&)
@@ -293,8 +298,8 @@ bench_outcome run_strategy_bench(const bench_options& opts)
                     try
                     {
                         const auto v = json::parse(line);
-                        if (const auto* r = v.as_object().if_contains("run"); r && r->is_string())
-                            dir = fs::path(std::string(r->get_string()));
+                        if (auto run = lenient::string_at(v, "run"))
+                            dir = fs::path(*run);
                     }
                     catch (const std::exception&)
                     {

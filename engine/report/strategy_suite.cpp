@@ -2,6 +2,8 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/json/json_reader.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -164,9 +166,9 @@ void check_keys(const json::object& o,
         }
 }
 
-std::optional<std::int64_t> positive_int(const json::object& o, std::string_view key, std::string_view origin)
+std::optional<std::int64_t> positive_int(const json_reader& o, std::string_view key, std::string_view origin)
 {
-    const auto* v = o.if_contains(key);
+    const auto* v = o.find(key);
     if (!v || v->is_null())
         return std::nullopt;
     if (!v->is_number() || v->to_number<double>() < 1 ||
@@ -175,9 +177,9 @@ std::optional<std::int64_t> positive_int(const json::object& o, std::string_view
     return static_cast<std::int64_t>(v->to_number<double>());
 }
 
-std::optional<double> positive_number(const json::object& o, std::string_view key, std::string_view origin)
+std::optional<double> positive_number(const json_reader& o, std::string_view key, std::string_view origin)
 {
-    const auto* v = o.if_contains(key);
+    const auto* v = o.find(key);
     if (!v || v->is_null())
         return std::nullopt;
     if (!v->is_number() || !(v->to_number<double>() > 0))
@@ -192,8 +194,8 @@ std::string workload_name(const fs::path& p)
     try
     {
         const auto v = read_json_file(file);
-        if (const auto* n = v.is_object() ? v.get_object().if_contains("name") : nullptr; n && n->is_string())
-            return std::string(n->get_string());
+        if (auto name = lenient::string_at(v, "name"))
+            return *name;
     }
     catch (const std::exception&)
     {
@@ -238,22 +240,24 @@ strategy_suite parse_strategy_suite(const json::value& v, const fs::path& dir, s
         "");
     strategy_suite s;
     s.json = o;
+    // A file people write (document style): null is a value, and the checks below name the field.
+    const json_reader r(o, json_location(std::string(origin)));
 
-    const auto* name = o.if_contains("name");
+    const auto* name = r.find("name");
     if (!name || !name->is_string())
         fail(
             origin, "name", "missing (a short name for the table and the database, e.g. \"autotune-sgemm\")");
     s.name = std::string(name->get_string());
     if (!valid_name(s.name))
         fail(origin, "name", "'" + s.name + "' may use letters, digits and - _ . / + only");
-    if (const auto* d = o.if_contains("description"))
+    if (const auto* d = r.find("description"))
     {
         if (!d->is_string())
             fail(origin, "description", "must be a string");
         s.description = std::string(d->get_string());
     }
 
-    const auto* workloads = o.if_contains("workloads");
+    const auto* workloads = r.find("workloads");
     if (!workloads || !workloads->is_array() || workloads->get_array().empty())
         fail(origin, "workloads", "must be a non-empty array of workload paths");
     for (std::size_t i = 0; i < workloads->get_array().size(); ++i)
@@ -269,7 +273,7 @@ strategy_suite parse_strategy_suite(const json::value& v, const fs::path& dir, s
         s.workloads.push_back(std::move(sw));
     }
 
-    const auto* seeds = o.if_contains("seeds");
+    const auto* seeds = r.find("seeds");
     if (!seeds || !seeds->is_array() || seeds->get_array().empty())
         fail(origin, "seeds", "must be a non-empty array of non-negative integers, e.g. [1, 2, 3]");
     for (std::size_t i = 0; i < seeds->get_array().size(); ++i)
@@ -287,15 +291,16 @@ strategy_suite parse_strategy_suite(const json::value& v, const fs::path& dir, s
                  "seed " + std::to_string(s.seeds.back()) + " is listed twice");
     }
 
-    const auto* budget = o.if_contains("budget");
+    const auto* budget = r.find("budget");
     if (!budget || !budget->is_object())
         fail(origin,
              "budget",
              "missing: every run gets the same budget, e.g. {\"candidates\": 60} (keys: candidates, "
              "iterations, "
              "wall_seconds, tokens, cost_usd)");
-    const auto& b = budget->get_object();
-    check_keys(b, {"candidates", "iterations", "wall_seconds", "tokens", "cost_usd"}, origin, "budget");
+    const json_reader b = r.nested("budget");
+    check_keys(
+        b.object(), {"candidates", "iterations", "wall_seconds", "tokens", "cost_usd"}, origin, "budget");
     s.budget.candidates = positive_int(b, "candidates", origin);
     s.budget.iterations = positive_int(b, "iterations", origin);
     s.budget.wall_seconds = positive_number(b, "wall_seconds", origin);
@@ -305,20 +310,20 @@ strategy_suite parse_strategy_suite(const json::value& v, const fs::path& dir, s
         !s.budget.cost_usd)
         fail(origin, "budget", "give at least one of candidates, iterations, wall_seconds, tokens, cost_usd");
 
-    if (const auto* opts = o.if_contains("options"))
+    if (const auto* opts = r.find("options"))
     {
         json::object resolved;
         s.options = parse_options(*opts, dir, origin, "options", resolved);
         s.json["options"] = std::move(resolved);
     }
-    if (const auto* share = o.if_contains("share_eval_cache"))
+    if (const auto* share = r.find("share_eval_cache"))
     {
         if (!share->is_bool())
             fail(origin, "share_eval_cache", "must be true or false");
         s.share_eval_cache = share->get_bool();
     }
 
-    const auto* strategies = o.if_contains("strategies");
+    const auto* strategies = r.find("strategies");
     if (!strategies || !strategies->is_array() || strategies->get_array().empty())
         fail(origin,
              "strategies",
@@ -335,14 +340,15 @@ strategy_suite parse_strategy_suite(const json::value& v, const fs::path& dir, s
                  "must be an object with \"provider\" (and \"strategy\", \"options\", \"name\")");
         const auto& so = x.get_object();
         check_keys(so, {"name", "provider", "strategy", "options"}, origin, field);
+        const json_reader sr(so, json_location(std::string(origin), field));
         suite_strategy st;
-        const auto* provider = so.if_contains("provider");
+        const auto* provider = sr.find("provider");
         if (!provider || !provider->is_string() || provider->get_string().empty())
             fail(origin,
                  field + ".provider",
                  "missing (autotune, scripted, openai, openai-chat, replay, ...)");
         st.provider = std::string(provider->get_string());
-        if (const auto* k = so.if_contains("strategy"))
+        if (const auto* k = sr.find("strategy"))
         {
             if (!k->is_string())
                 fail(origin, field + ".strategy", "must be a string");
@@ -358,7 +364,7 @@ strategy_suite parse_strategy_suite(const json::value& v, const fs::path& dir, s
                      "provider autotune needs one of grid, random, local, anneal, genetic (got '" +
                          st.strategy + "')");
         }
-        if (const auto* n = so.if_contains("name"))
+        if (const auto* n = sr.find("name"))
         {
             if (!n->is_string())
                 fail(origin, field + ".name", "must be a string");
@@ -375,7 +381,7 @@ strategy_suite parse_strategy_suite(const json::value& v, const fs::path& dir, s
                  field + ".name",
                  "'" + st.name + "' is used twice; give each strategy its own \"name\"");
         json::object resolved;
-        if (const auto* opts = so.if_contains("options"))
+        if (const auto* opts = sr.find("options"))
             st.options = parse_options(*opts, dir, origin, field + ".options", resolved);
         st.options_json = resolved;
         json::object rs = so;

@@ -4,6 +4,8 @@
 #include "engine/report/baseline_report.hpp"
 #include "engine/report/number_text.hpp"
 #include "engine/report/profile_listing.hpp"
+#include "harness/json/json_location.hpp"
+#include "harness/json/json_reader.hpp"
 #include "harness/json/lenient.hpp"
 
 #include <cstdio>
@@ -13,8 +15,6 @@ namespace warpsmith::report
 
 namespace json = boost::json;
 namespace fs = std::filesystem;
-using lenient::number_at;
-using lenient::object_at;
 
 namespace
 {
@@ -43,23 +43,26 @@ std::string tune_table(const json::object& s,
                        const workload& w,
                        const std::optional<json::object>& best_point)
 {
+    // summary.json as this run has just written it, and the strategy's report (records: null is
+    // absent).
+    const json_reader sr(s, json_location("summary.json", {}, json_style::record));
+    const json_reader tr(tune, json_location("tune.json", {}, json_style::record));
     std::string out;
-    const auto& c = s.at("candidates").as_object();
-    out += "tune " + run_path.string() + ": " + std::string(s.at("status").as_string()) + " (" +
-           std::string(s.at("stop_reason").as_string()) + "), " + tune.at("strategy").as_string().c_str() +
-           " seed " + std::to_string(tune.at("seed").to_number<std::uint64_t>()) + ", " +
-           std::to_string(c.at("evaluated").as_int64()) + " evaluated (" +
-           std::to_string(c.at("valid").as_int64()) + " valid), " +
-           std::to_string(tune.at("pruned").at("count").to_number<std::int64_t>()) +
-           " pruned after compile, " + fmt("%.1f s", number_at(&s, "wall_seconds").value_or(0)) +
-           ", GPU busy " + fmt("%.0f%%", 100 * number_at(&s, "gpu_busy_fraction").value_or(0)) + "\n";
-    if (const auto* space = object_at(&tune, "space"))
+    const json_reader c = sr.nested("candidates");
+    out += "tune " + run_path.string() + ": " + sr.require_string("status") + " (" +
+           sr.require_string("stop_reason") + "), " + tr.require_string("strategy") + " seed " +
+           std::to_string(tr.require_uint64("seed")) + ", " + std::to_string(c.require_int64("evaluated")) +
+           " evaluated (" + std::to_string(c.require_int64("valid")) + " valid), " +
+           std::to_string(tr.nested("pruned").require_int64("count")) + " pruned after compile, " +
+           fmt("%.1f s", sr.optional_number("wall_seconds").value_or(0)) + ", GPU busy " +
+           fmt("%.0f%%", 100 * sr.optional_number("gpu_busy_fraction").value_or(0)) + "\n";
+    if (const json::object* space = tr.optional_object("space"))
         out += "space: " + autotune::space_stats::from_json(*space).describe() + "\n";
-    if (const auto* cache = object_at(&tune, "eval_cache"); cache && cache->at("enabled").as_bool())
-        out += "evaluation cache: " + std::to_string(cache->at("hits").as_int64()) + " hits, " +
-               std::to_string(cache->at("stored").as_int64()) + " stored\n";
+    if (const auto cache = tr.optional_nested("eval_cache"); cache && cache->require_bool("enabled"))
+        out += "evaluation cache: " + std::to_string(cache->require_int64("hits")) + " hits, " +
+               std::to_string(cache->require_int64("stored")) + " stored\n";
 
-    const auto* best = object_at(&s, "best");
+    const std::optional<json_reader> best = sr.optional_nested("best");
     if (!best)
     {
         out += "no valid kernel was found\n";
@@ -67,15 +70,19 @@ std::string tune_table(const json::object& s,
     }
     std::string point_text;
     if (best_point)
+    {
+        const json_reader point(*best_point, json_location("best point", {}, json_style::record));
         for (const auto& kv : *best_point)
             point_text += (point_text.empty() ? "" : " ") + std::string(kv.key()) + "=" +
-                          std::to_string(kv.value().to_number<std::int64_t>());
-    out += "best " + std::string(best->at("id").as_string()) + (point_text.empty() ? "" : ": " + point_text) +
-           " (" + std::string(best->at("decided_by").as_string()) + ")\n";
+                          std::to_string(point.require_int64(kv.key()));
+    }
+    const std::string best_id = best->require_string("id");
+    out += "best " + best_id + (point_text.empty() ? "" : ": " + point_text) + " (" +
+           best->require_string("decided_by") + ")\n";
     // Per case: the best, the reference and initial kernel, the vendor baselines, the roofline.
     out += baseline_case_table(s, w, true);
-    if (object_at(&s, "profiles"))
-        out += winner_profile_text(run_path, std::string(best->at("id").as_string()));
+    if (sr.find("profiles"))
+        out += winner_profile_text(run_path, best_id);
     return out;
 }
 

@@ -1,6 +1,8 @@
 #include "engine/run/candidate_record.hpp"
 
 #include "harness/core/error.hpp"
+#include "harness/json/json_reader.hpp"
+#include "harness/json/lenient.hpp"
 #include "harness/protocol/format_error.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -15,60 +17,36 @@ namespace json = boost::json;
 namespace
 {
 
+std::string event_type(const json::object& ev)
+{
+    return lenient::string_or(ev, "event", "event");
+}
+
 [[noreturn]] void bad_event(const json::object& ev, std::string_view what)
 {
-    std::string type = "event";
-    if (const auto* t = ev.if_contains("event"); t && t->is_string())
-        type = std::string(t->get_string());
-    throw user_error("journal: '" + type + "' event: " + std::string(what));
+    throw user_error("journal: '" + event_type(ev) + "' event: " + std::string(what));
 }
 
-const json::value& need(const json::object& ev, std::string_view key)
+/// Reads a journal event strictly (the journal is warpsmith's record: null is absent) and turns a
+/// malformed field into the user_error the replay reports: "journal: 'evaluated' event: gpu: must
+/// be an integer, got \"one\"".
+template <class F>
+void read_event(const json::object& ev, F&& read)
 {
-    const auto* v = ev.if_contains(key);
-    if (!v)
-        bad_event(ev, "'" + std::string(key) + "' is missing");
-    return *v;
+    try
+    {
+        read(json_reader(ev,
+                         json_location("journal: '" + event_type(ev) + "' event", {}, json_style::record)));
+    }
+    catch (const json_error& e)
+    {
+        throw user_error(e.what());
+    }
 }
 
-std::string need_string(const json::object& ev, std::string_view key)
+int int_of(const json_reader& r, std::string_view key)
 {
-    const auto& v = need(ev, key);
-    if (!v.is_string())
-        bad_event(ev, "'" + std::string(key) + "' must be a string");
-    return std::string(v.get_string());
-}
-
-double number_or(const json::object& ev, std::string_view key, double dflt)
-{
-    const auto* v = ev.if_contains(key);
-    if (!v || v->is_null())
-        return dflt;
-    if (v->is_double())
-        return v->get_double();
-    if (v->is_int64())
-        return static_cast<double>(v->get_int64());
-    if (v->is_uint64())
-        return static_cast<double>(v->get_uint64());
-    bad_event(ev, "'" + std::string(key) + "' must be a number");
-}
-
-int int_of(const json::object& ev, std::string_view key)
-{
-    const auto& v = need(ev, key);
-    if (!v.is_int64())
-        bad_event(ev, "'" + std::string(key) + "' must be an integer");
-    return static_cast<int>(v.get_int64());
-}
-
-std::optional<std::string> optional_string(const json::object& ev, std::string_view key)
-{
-    const auto* v = ev.if_contains(key);
-    if (!v || v->is_null())
-        return std::nullopt;
-    if (!v->is_string())
-        bad_event(ev, "'" + std::string(key) + "' must be a string or null");
-    return std::string(v->get_string());
+    return static_cast<int>(r.require_int64(key));
 }
 
 json::value optional_json(const std::optional<std::string>& s)
@@ -115,32 +93,20 @@ json::object compile_summary_json(const compile_output& c)
                         {"compile_ms", c.compile_ms}};
 }
 
-compile_output compile_summary_from_json(const json::value& v)
+compile_output compile_summary_from_json(const json::value& v, const json_location& loc)
 {
+    const json_reader o(v, loc);
     compile_output c;
-    if (!v.is_object())
-        throw user_error("journal: compile summary must be an object");
-    const auto& o = v.get_object();
-    if (const auto* x = o.if_contains("compiled"); x && x->is_bool())
-        c.compiled = x->get_bool();
-    auto str = [&](std::string_view key) -> std::string
-    {
-        const auto* x = o.if_contains(key);
-        return x && x->is_string() ? std::string(x->get_string()) : std::string();
-    };
-    c.error = str("error");
-    c.log = str("log");
-    c.arch = str("arch");
-    c.key = str("key");
-    if (const auto* x = o.if_contains("entries"); x && x->is_array())
-        for (const auto& e : x->get_array())
-            if (e.is_string())
-                c.entries.emplace_back(e.get_string());
-    if (const auto* x = o.if_contains("resources"); x && x->is_object())
+    c.compiled = o.optional_bool("compiled").value_or(false);
+    c.error = o.optional_string("error").value_or("");
+    c.log = o.optional_string("log").value_or("");
+    c.arch = o.optional_string("arch").value_or("");
+    c.key = o.optional_string("key").value_or("");
+    c.entries = o.optional_strings("entries");
+    if (const json::value* x = o.find("resources"))
         c.resources = resource_usage::from_json(*x);
-    if (const auto* x = o.if_contains("cache_hit"); x && x->is_bool())
-        c.cache_hit = x->get_bool();
-    c.compile_ms = number_or(o, "compile_ms", 0);
+    c.cache_hit = o.optional_bool("cache_hit").value_or(false);
+    c.compile_ms = o.optional_number("compile_ms").value_or(0);
     return c;
 }
 
@@ -197,12 +163,12 @@ json::object invalidated_event(const candidate_record& r)
     json::value attempt = nullptr;
     if (r.invalidated)
     {
-        const auto& o = *r.invalidated;
+        const json::object& o = *r.invalidated;
         for (const char* k : {"kind", "case", "message"})
-            failure[k] = o.contains(k) ? o.at(k) : json::value(nullptr);
-        if (const auto* s = o.if_contains("stage"))
+            failure[k] = lenient::value_at(o, k) ? *lenient::value_at(o, k) : json::value(nullptr);
+        if (const json::value* s = lenient::value_at(o, "stage"))
             stage = *s;
-        if (const auto* a = o.if_contains("attempt"))
+        if (const json::value* a = lenient::value_at(o, "attempt"))
             attempt = *a;
     }
     return json::object{{"event", "invalidated"},
@@ -238,68 +204,70 @@ bool valid_in_search(const candidate_record& r)
 candidate_record record_from_proposed(const json::object& ev)
 {
     candidate_record r;
-    r.ec.id = need_string(ev, "id");
-    if (candidate_number(r.ec.id) == 0)
-        bad_event(ev, "'id' must look like c0001, got '" + r.ec.id + "'");
-    r.ec.branch = int_of(ev, "branch");
-    r.ec.iteration = int_of(ev, "iteration");
-    r.ec.parent = optional_string(ev, "parent");
-    r.repair_of = optional_string(ev, "repair_of");
-    if (const auto* v = ev.if_contains("rationale"); v && v->is_string())
-        r.ec.rationale = std::string(v->get_string());
-    r.ec.cand = candidate::from_json(need(ev, "candidate"), "journal: candidate " + r.ec.id);
-    if (const auto* v = ev.if_contains("meta"); v && v->is_object())
-        r.ec.meta = v->get_object();
+    read_event(ev,
+               [&](const json_reader& o)
+               {
+                   r.ec.id = o.require_string("id");
+                   if (candidate_number(r.ec.id) == 0)
+                       o.fail("id", "must look like c0001, got '" + r.ec.id + "'");
+                   r.ec.branch = int_of(o, "branch");
+                   r.ec.iteration = int_of(o, "iteration");
+                   r.ec.parent = o.optional_string("parent");
+                   r.repair_of = o.optional_string("repair_of");
+                   r.ec.rationale = o.optional_string("rationale").value_or("");
+                   r.ec.cand = candidate::from_json(o.require("candidate"), "journal: candidate " + r.ec.id);
+                   if (const json::object* meta = o.optional_object("meta"))
+                       r.ec.meta = *meta;
+               });
     return r;
 }
 
 void apply_compiled(candidate_record& r, const json::object& ev)
 {
-    r.ec.compile = compile_summary_from_json(need(ev, "compile"));
+    read_event(ev,
+               [&](const json_reader& o)
+               { r.ec.compile = compile_summary_from_json(o.require("compile"), o.at("compile")); });
     r.compiled = true;
 }
 
 void apply_evaluated(candidate_record& r, const json::object& ev)
 {
-    r.gpu = int_of(ev, "gpu");
-    const auto& valid = need(ev, "valid");
-    if (!valid.is_bool())
-        bad_event(ev, "'valid' must be true or false");
-    r.ec.valid = valid.get_bool();
-    r.ec.failure_kind.clear();
-    r.ec.failure_message.clear();
-    if (const auto* f = ev.if_contains("failure"); f && f->is_object())
-    {
-        const auto& fo = f->get_object();
-        if (const auto* k = fo.if_contains("kind"); k && k->is_string())
-            r.ec.failure_kind = std::string(k->get_string());
-        if (const auto* m = fo.if_contains("message"); m && m->is_string())
-            r.ec.failure_message = std::string(m->get_string());
-    }
-    r.ec.score_us = number_or(ev, "score_us", 0);
-    r.ec.speedup_vs_reference = number_or(ev, "speedup_vs_reference", 0);
-    r.ec.speedup_vs_initial = number_or(ev, "speedup_vs_initial", 0);
-    r.ec.case_median_us.clear();
-    if (const auto* m = ev.if_contains("case_median_us"); m && m->is_object())
-        for (const auto& kv : m->get_object())
-            r.ec.case_median_us[std::string(kv.key())] = number_or(m->get_object(), kv.key(), 0);
-    r.queued_ms = number_or(ev, "queued_ms", 0);
-    r.busy_ms = number_or(ev, "busy_ms", 0);
-    if (const auto* w = ev.if_contains("worker_restarted"); w && w->is_bool())
-        r.worker_restarted = w->get_bool();
-    if (const auto* s = ev.if_contains("restart_reason"); s && s->is_string())
-        r.restart_reason = std::string(s->get_string());
-    if (const auto* res = ev.if_contains("result"))
-    {
-        try
-        {
-            r.ec.result = protocol::evaluation_result::from_json(*res);
-        }
-        catch (const protocol::format_error& e)
-        {
-            bad_event(ev, std::string("result.") + e.what());
-        }
-    }
+    read_event(ev,
+               [&](const json_reader& o)
+               {
+                   r.gpu = int_of(o, "gpu");
+                   r.ec.valid = o.require_bool("valid");
+                   r.ec.failure_kind.clear();
+                   r.ec.failure_message.clear();
+                   if (const auto f = o.optional_nested("failure"))
+                   {
+                       r.ec.failure_kind = f->optional_string("kind").value_or("");
+                       r.ec.failure_message = f->optional_string("message").value_or("");
+                   }
+                   r.ec.score_us = o.optional_number("score_us").value_or(0);
+                   r.ec.speedup_vs_reference = o.optional_number("speedup_vs_reference").value_or(0);
+                   r.ec.speedup_vs_initial = o.optional_number("speedup_vs_initial").value_or(0);
+                   r.ec.case_median_us.clear();
+                   if (const auto m = o.optional_nested("case_median_us"))
+                       for (const auto& kv : m->object())
+                           r.ec.case_median_us[std::string(kv.key())] =
+                               m->optional_number(kv.key()).value_or(0);
+                   r.queued_ms = o.optional_number("queued_ms").value_or(0);
+                   r.busy_ms = o.optional_number("busy_ms").value_or(0);
+                   r.worker_restarted = o.optional_bool("worker_restarted").value_or(false);
+                   r.restart_reason = o.optional_string("restart_reason").value_or("");
+                   if (const json::value* res = o.find("result"))
+                   {
+                       try
+                       {
+                           r.ec.result = protocol::evaluation_result::from_json(*res);
+                       }
+                       catch (const protocol::format_error& e)
+                       {
+                           bad_event(ev, std::string("result.") + e.what());
+                       }
+                   }
+               });
     r.invalidated.reset();
     r.evaluated = true;
 }
@@ -308,22 +276,19 @@ void apply_invalidated(candidate_record& r, const json::object& ev)
 {
     if (!r.evaluated)
         bad_event(ev, "candidate " + r.ec.id + " is invalidated before it was evaluated");
-    const auto& f = need(ev, "failure");
-    if (!f.is_object())
-        bad_event(ev, "'failure' must be an object");
-    const auto& fo = f.get_object();
-    auto text = [&](std::string_view key)
-    {
-        const auto* v = fo.if_contains(key);
-        return v && v->is_string() ? std::string(v->get_string()) : std::string();
-    };
-    std::string stage = "confirmation";
-    if (const auto* s = ev.if_contains("stage"); s && s->is_string())
-        stage = std::string(s->get_string());
-    int attempt = 0;
-    if (const auto* a = ev.if_contains("attempt"); a && a->is_int64())
-        attempt = static_cast<int>(a->get_int64());
-    invalidate_record(r, stage, attempt, text("kind"), text("case"), text("message"));
+    read_event(ev,
+               [&](const json_reader& o)
+               {
+                   const json_reader f = o.nested("failure");
+                   const std::string stage = o.optional_string("stage").value_or("confirmation");
+                   const int attempt = static_cast<int>(o.optional_int64("attempt", {0}).value_or(0));
+                   invalidate_record(r,
+                                     stage,
+                                     attempt,
+                                     f.optional_string("kind").value_or(""),
+                                     f.optional_string("case").value_or(""),
+                                     f.optional_string("message").value_or(""));
+               });
 }
 
 json::object history_row(const candidate_record& r)

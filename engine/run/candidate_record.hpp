@@ -8,6 +8,7 @@
 // Replaying those events rebuilds the same records, which is what --resume does.
 
 #include "agents/strategy.hpp"
+#include "harness/json/json_location.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -44,7 +45,8 @@ int candidate_number(std::string_view id);
 
 /// The compile outcome as journaled and shown to strategies: everything but the cubin.
 boost::json::object compile_summary_json(const compile_output& c);
-compile_output compile_summary_from_json(const boost::json::value& v);
+/// Reads it back strictly; throws json_error naming the field at loc.
+compile_output compile_summary_from_json(const boost::json::value& v, const json_location& loc);
 
 boost::json::object proposed_event(const candidate_record& r);
 boost::json::object compiled_event(const candidate_record& r);

@@ -33,8 +33,8 @@ const candidate_record* replayed_run::find(std::string_view id) const
 
 void run_replay::apply(const json::object& ev)
 {
-    if (const auto* seq = ev.if_contains("seq"); seq && seq->is_int64())
-        state_.next_seq = std::max(state_.next_seq, seq->get_int64() + 1);
+    if (const auto seq = lenient::int_at(ev, "seq"))
+        state_.next_seq = std::max(state_.next_seq, *seq + 1);
     const auto type = lenient::string_or(ev, "event");
     if (type != "run_finished")
         state_.finished = false;
@@ -78,10 +78,8 @@ void run_replay::apply(const json::object& ev)
     }
     else if (type == "iteration_finished")
     {
-        const auto* it = ev.if_contains("iteration");
-        if (it && it->is_int64())
-            state_.last_finished_iteration =
-                std::max(state_.last_finished_iteration, static_cast<int>(it->get_int64()));
+        if (const auto it = lenient::int_at(ev, "iteration"))
+            state_.last_finished_iteration = std::max(state_.last_finished_iteration, static_cast<int>(*it));
     }
     else if (type == "usage")
     {
@@ -95,10 +93,9 @@ void run_replay::apply(const json::object& ev)
     }
     else if (type == "vendor_baseline")
     {
-        const auto* key = ev.if_contains("key");
-        const auto* available = ev.if_contains("available");
-        if (key && key->is_string() && available && available->is_bool() && available->get_bool())
-            state_.vendor_baselines[std::string(key->get_string())] = ev;
+        const auto key = lenient::string_at(ev, "key");
+        if (key && lenient::bool_at(ev, "available").value_or(false))
+            state_.vendor_baselines[*key] = ev;
     }
     else if (type == "stop_requested")
     {

@@ -1,6 +1,7 @@
 #include "engine/search/best_kernel.hpp"
 
 #include "harness/core/log.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <filesystem>
 #include <system_error>
@@ -23,8 +24,8 @@ best_kernel write_best(const best_kernel_state& s)
     if (s.best)
         in.search_best = s.records[*s.best].id();
     in.initial_valid = !s.initial.empty() && s.initial[0].valid && !s.initial_invalidated;
-    if (const auto* sk = s.confirmation.if_contains("skipped"); sk && sk->is_string())
-        in.skipped = std::string(sk->get_string());
+    if (auto skipped = lenient::string_at(s.confirmation, "skipped"))
+        in.skipped = std::move(*skipped);
     const auto choice = choose_winner(in);
     best_kernel out;
     out.note = choice.note;

@@ -2,6 +2,7 @@
 
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/deferred.hpp>
@@ -33,11 +34,13 @@ executor_backend::~executor_backend() = default;
 asio::awaitable<void> executor_backend::start_one(int gpu, const workload& w, std::uint64_t hidden_seed)
 {
     auto hello = co_await gpus_[gpu]->start();
-    if (const auto* dev = hello.if_contains("device"); dev && dev->is_object())
-        devices_[gpu] = dev->get_object();
+    // The worker's hello and device_info (docs/worker-protocol.md) describe the device as they can:
+    // what is absent or of another kind is simply not shown.
+    if (const json::object* dev = lenient::object_at(hello, "device"))
+        devices_[gpu] = *dev;
     devices_[gpu]["index"] = opts_.devices[gpu];
     for (const char* key : {"driver_version", "nvrtc_version", "worker_version"})
-        if (const auto* v = hello.if_contains(key))
+        if (const json::value* v = lenient::value_at(hello, key))
             devices_[gpu][key] = *v;
     // Before the workload is loaded, so the measurement has the memory and the GPU to itself.
     if (opts_.measure)
@@ -46,7 +49,7 @@ asio::awaitable<void> executor_backend::start_one(int gpu, const workload& w, st
         try
         {
             auto dev = co_await gpus_[gpu]->device_info(true);
-            if (const auto* m = dev.if_contains("measured"); m && m->is_object())
+            if (const json::object* m = lenient::object_at(dev, "measured"))
                 devices_[gpu]["measured"] = *m;
         }
         catch (const user_error& e)

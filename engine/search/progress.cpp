@@ -23,16 +23,19 @@ std::string fmt(const char* f, double x)
     return buf;
 }
 
-std::string str(const json::object& o, std::string_view key)
+// Journal events as the engine wrote them, read leniently: a line of progress never stops a run.
+std::string str(const json::object* o, std::string_view key)
 {
-    const auto* v = o.if_contains(key);
-    if (!v)
-        return {};
-    if (v->is_string())
-        return std::string(v->get_string());
-    if (v->is_int64())
+    if (auto s = lenient::string_at(o, key))
+        return *s;
+    if (const json::value* v = lenient::value_at(o, key); v && v->is_int64())
         return std::to_string(v->get_int64());
     return {};
+}
+
+std::string str(const json::object& o, std::string_view key)
+{
+    return str(&o, key);
 }
 
 std::string tokens_text(std::int64_t t)
@@ -92,20 +95,16 @@ std::string describe_event(const json::object& ev)
     if (type == "evaluated")
     {
         std::string s = str(ev, "id");
-        const auto* valid = ev.if_contains("valid");
-        if (valid && valid->is_bool() && valid->get_bool())
+        if (lenient::bool_at(ev, "valid").value_or(false))
         {
             s += " valid    " + fmt("%.3fx", lenient::number_or(ev, "speedup_vs_reference")) +
                  " vs reference, score " + fmt("%.2f us", lenient::number_or(ev, "score_us"));
         }
         else
         {
-            std::string kind, message;
-            if (const auto* f = ev.if_contains("failure"); f && f->is_object())
-            {
-                kind = str(f->get_object(), "kind");
-                message = str(f->get_object(), "message");
-            }
+            const json::object* f = lenient::object_at(ev, "failure");
+            const std::string kind = str(f, "kind");
+            std::string message = str(f, "message");
             if (message.size() > 100)
                 message = message.substr(0, 97) + "...";
             if (auto nl = message.find('\n'); nl != std::string::npos)
@@ -118,12 +117,9 @@ std::string describe_event(const json::object& ev)
     {
         // The final confirmation found a candidate invalid (docs/engine.md, "Scoring and
         // confirmation"): it cannot win.
-        std::string kind, message;
-        if (const auto* f = ev.if_contains("failure"); f && f->is_object())
-        {
-            kind = str(f->get_object(), "kind");
-            message = str(f->get_object(), "message");
-        }
+        const json::object* f = lenient::object_at(ev, "failure");
+        const std::string kind = str(f, "kind");
+        std::string message = str(f, "message");
         if (auto nl = message.find('\n'); nl != std::string::npos)
             message = message.substr(0, nl);
         if (message.size() > 100)
@@ -141,9 +137,8 @@ std::string describe_event(const json::object& ev)
         return "stopping: " + str(ev, "reason");
     if (type == "baseline")
     {
-        const auto* valid = ev.if_contains("valid");
         return str(ev, "key") + " on GPU " + str(ev, "gpu") + ": " +
-               (valid && valid->is_bool() && valid->get_bool()
+               (lenient::bool_at(ev, "valid").value_or(false)
                     ? fmt("%.2f us", lenient::number_or(ev, "score_us"))
                     : "invalid");
     }
@@ -152,21 +147,17 @@ std::string describe_event(const json::object& ev)
         // A vendor library's time on the same GPU as the reference (docs/engine.md, "Vendor
         // baselines"), or why it could not be timed.
         std::string s = str(ev, "key") + " on GPU " + str(ev, "gpu") + ": ";
-        const auto* available = ev.if_contains("available");
-        if (available && available->is_bool() && available->get_bool())
+        if (lenient::bool_at(ev, "available").value_or(false))
         {
             const auto score = lenient::number_at(ev, "score_us");
             s += score ? fmt("%.2f us", *score) : std::string("no timed case");
-            if (const auto* wt = ev.if_contains("within_tolerance"); wt && wt->is_bool() && !wt->get_bool())
+            if (!lenient::bool_at(ev, "within_tolerance").value_or(true))
                 s += " (outside the workload's tolerance)";
             return s;
         }
-        std::string kind, message;
-        if (const auto* e = ev.if_contains("error"); e && e->is_object())
-        {
-            kind = str(e->get_object(), "kind");
-            message = str(e->get_object(), "message");
-        }
+        const json::object* e = lenient::object_at(ev, "error");
+        const std::string kind = str(e, "kind");
+        const std::string message = str(e, "message");
         return s + "not timed (" + kind + (message.empty() ? "" : ": " + message) + ")";
     }
     return {};

@@ -50,7 +50,9 @@ std::optional<profile_outcome> run_profiles::recorded(const std::string& id,
     try
     {
         json::value v = read_json_file(doc_path);
-        profile_outcome out = profile_outcome::from_json(v.as_object());
+        if (!v.is_object())
+            return std::nullopt;
+        profile_outcome out = profile_outcome::from_json(v.get_object());
         out.case_name = case_name;
         out.wall_ms = 0;  // a replay spends no time on it
         return out;

@@ -2,6 +2,7 @@
 // libraries (cuBLAS) timed once per run (docs/engine.md).
 
 #include "engine/search/search_engine_impl.hpp"
+#include "harness/json/json_number.hpp"
 
 namespace warpsmith
 {
@@ -179,17 +180,23 @@ void search_engine::impl::record_vendor_baseline(const std::string& key,
                     {"kind", spec.kind},
                     {"math", math},
                     {"gpu", 0},
-                    {"available", out.available},
+                    {"available", out.available()},
                     {"busy_ms", out.busy_ms}};
-    if (out.available)
+    if (out.baseline)
     {
-        for (const char* field :
-             {"case_median_us", "score_us", "within_tolerance", "max_abs_error", "max_rel_error"})
-            ev[field] = out.baseline.contains(field) ? out.baseline.at(field) : json::value(nullptr);
-        ev["baseline"] = out.baseline;
+        const protocol::baseline_result& b = *out.baseline;
+        json::object medians;
+        for (const auto& [case_name, us] : b.case_median_us)
+            medians[case_name] = json_number(us);
+        ev["case_median_us"] = std::move(medians);
+        ev["score_us"] = b.score_us ? json_number(*b.score_us) : json::value(nullptr);
+        ev["within_tolerance"] = b.within_tolerance;
+        ev["max_abs_error"] = json_number(b.max_abs_error);
+        ev["max_rel_error"] = json_number(b.max_rel_error);
+        ev["baseline"] = b.to_json();
         char score[64] = "no timed case";
-        if (ev.at("score_us").is_number())
-            std::snprintf(score, sizeof score, "%.2f us", ev.at("score_us").to_number<double>());
+        if (b.score_us)
+            std::snprintf(score, sizeof score, "%.2f us", *b.score_us);
         log_info("baseline " + key + " on GPU 0: " + score);
     }
     else
@@ -198,7 +205,7 @@ void search_engine::impl::record_vendor_baseline(const std::string& key,
         log_warn("baseline " + key + " not timed: " + out.error_kind + ": " + out.message);
     }
     journal(ev);
-    if (out.available)
+    if (out.available())
         vendor_[key] = std::move(ev);
     else
         vendor_skipped_[key] = json::object{{"kind", out.error_kind}, {"message", out.message}};

@@ -1,4 +1,5 @@
 #include "engine/search/search_engine_impl.hpp"
+#include "harness/json/lenient.hpp"
 
 namespace warpsmith
 {
@@ -244,9 +245,7 @@ asio::awaitable<search_result> search_engine::impl::run_body(std::optional<repla
     arch_ = "sm_90";
     for (int g = 0; g < backend_.gpu_count(); ++g)
     {
-        std::string a;
-        if (const auto* v = backend_.device_info(g).if_contains("arch"); v && v->is_string())
-            a = std::string(v->get_string());
+        const std::string a = lenient::string_or(backend_.device_info(g), "arch");
         if (g == 0 && !a.empty())
             arch_ = a;
         else if (!a.empty() && a != arch_)

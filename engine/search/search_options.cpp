@@ -1,6 +1,7 @@
 #include "engine/search/search_options.hpp"
 
 #include "harness/core/error.hpp"
+#include "harness/json/json_reader.hpp"
 
 #include <boost/json/array.hpp>
 
@@ -38,106 +39,79 @@ json::object nsight_options::to_json() const
                         {"timeout_ms", profiler.timeout.count()}};
 }
 
-search_options search_options::from_json(const json::value& v, std::string_view origin)
+namespace
 {
+
+void read_int(const json_reader& r, std::string_view key, int& out)
+{
+    if (auto x = r.optional_int64(key))
+        out = static_cast<int>(*x);
+}
+
+void read_number(const json_reader& r, std::string_view key, double& out)
+{
+    out = r.optional_number(key).value_or(out);
+}
+
+}  // namespace
+
+// run.json is warpsmith's record (null is absent): "run-001/run.json: config.search.branches: must
+// be an integer, got \"two\"".
+search_options search_options::from_json(const json::value& v, std::string_view origin)
+try
+{
+    const json_reader r(v, json_location(std::string(origin), "config.search", json_style::record));
     search_options o;
-    const auto* obj = v.if_object();
-    if (!obj)
-        throw user_error(std::string(origin) + ": the search settings must be an object");
-    auto bad = [&](std::string_view key) -> user_error
-    { return user_error(std::string(origin) + ": '" + std::string(key) + "' has the wrong type"); };
-    auto get_int = [&](const json::object& o, std::string_view key, int& out)
+    read_int(r, "branches", o.branches);
+    o.async = r.optional_bool("async").value_or(o.async);
+    read_number(r, "grace_seconds", o.grace_seconds);
+    read_int(r, "confirm_top", o.confirm_top);
+    read_int(r, "confirm_rounds", o.confirm_rounds);
+    read_int(r, "max_repairs", o.max_repairs);
+    read_int(r, "max_strategy_failures", o.max_strategy_failures);
+    if (const auto n = r.optional_nested("nsight"))
     {
-        if (const auto* x = o.if_contains(key))
-        {
-            if (!x->is_int64())
-                throw bad(key);
-            out = static_cast<int>(x->get_int64());
-        }
-    };
-    auto get_double = [&](const json::object& o, std::string_view key, double& out)
-    {
-        if (const auto* x = o.if_contains(key))
-        {
-            if (!x->is_number())
-                throw bad(key);
-            out = x->to_number<double>();
-        }
-    };
-    auto get_opt_int = [&](const json::object& o, std::string_view key, auto& out)
-    {
-        if (const auto* x = o.if_contains(key); x && !x->is_null())
-        {
-            if (!x->is_int64())
-                throw bad(key);
-            out = x->get_int64();
-        }
-    };
-    auto get_opt_double = [&](const json::object& o, std::string_view key, std::optional<double>& out)
-    {
-        if (const auto* x = o.if_contains(key); x && !x->is_null())
-        {
-            if (!x->is_number())
-                throw bad(key);
-            out = x->to_number<double>();
-        }
-    };
-    get_int(*obj, "branches", o.branches);
-    if (const auto* x = obj->if_contains("async"); x && x->is_bool())
-        o.async = x->get_bool();
-    get_double(*obj, "grace_seconds", o.grace_seconds);
-    get_int(*obj, "confirm_top", o.confirm_top);
-    get_int(*obj, "confirm_rounds", o.confirm_rounds);
-    get_int(*obj, "max_repairs", o.max_repairs);
-    get_int(*obj, "max_strategy_failures", o.max_strategy_failures);
-    if (const auto* n = obj->if_contains("nsight"); n && n->is_object())
-    {
-        const json::object& no = n->get_object();
-        if (const auto* x = no.if_contains("enabled"); x && x->is_bool())
-            o.nsight.enabled = x->get_bool();
-        if (const auto* x = no.if_contains("each_round"); x && x->is_bool())
-            o.nsight.each_round = x->get_bool();
-        if (const auto* x = no.if_contains("profile_winner"); x && x->is_bool())
-            o.nsight.profile_winner = x->get_bool();
-        get_int(no, "budget", o.nsight.budget);
-        if (const auto* x = no.if_contains("ncu"); x && x->is_string())
-            o.nsight.profiler.ncu = std::string(x->get_string());
-        if (const auto* x = no.if_contains("sections"); x && x->is_array())
-            for (const json::value& s : x->get_array())
-            {
-                if (!s.is_string())
-                    throw bad("nsight.sections");
-                o.nsight.profiler.sections.emplace_back(s.get_string());
-            }
-        if (const auto* x = no.if_contains("timeout_ms"); x && x->is_int64())
-            o.nsight.profiler.timeout = std::chrono::milliseconds(x->get_int64());
+        o.nsight.enabled = n->optional_bool("enabled").value_or(o.nsight.enabled);
+        o.nsight.each_round = n->optional_bool("each_round").value_or(o.nsight.each_round);
+        o.nsight.profile_winner = n->optional_bool("profile_winner").value_or(o.nsight.profile_winner);
+        read_int(*n, "budget", o.nsight.budget);
+        if (auto ncu = n->optional_string("ncu"))
+            o.nsight.profiler.ncu = std::move(*ncu);
+        for (std::string& section : n->optional_strings("sections"))
+            o.nsight.profiler.sections.push_back(std::move(section));
+        if (auto ms = n->optional_int64("timeout_ms", {0}))
+            o.nsight.profiler.timeout = std::chrono::milliseconds(*ms);
     }
-    if (const auto* x = obj->if_contains("hidden_seed"))
+    if (auto seed = r.optional_uint64("hidden_seed"))
+        o.hidden_seed = *seed;
+    if (const auto t = r.optional_nested("timing"))
     {
-        if (!x->is_uint64() && !x->is_int64())
-            throw bad("hidden_seed");
-        o.hidden_seed = x->to_number<std::uint64_t>();
+        read_int(*t, "warmup", o.timing.warmup);
+        read_int(*t, "iterations", o.timing.iterations);
+        if (auto m = t->optional_string("mode"))
+        {
+            const auto mode = protocol::timing_mode_from(*m);
+            if (!mode)
+                t->fail("mode", "must be \"cold\" or \"hot\", got \"" + *m + "\"");
+            o.timing.mode = *mode;
+        }
+        read_number(*t, "target_rel_noise", o.timing.target_rel_noise);
     }
-    if (const auto* t = obj->if_contains("timing"); t && t->is_object())
+    if (const auto b = r.optional_nested("budgets"))
     {
-        const auto& to = t->get_object();
-        get_int(to, "warmup", o.timing.warmup);
-        get_int(to, "iterations", o.timing.iterations);
-        if (const auto* m = to.if_contains("mode"); m && m->is_string())
-            if (auto mode = protocol::timing_mode_from(m->get_string()))
-                o.timing.mode = *mode;
-        get_double(to, "target_rel_noise", o.timing.target_rel_noise);
-    }
-    if (const auto* b = obj->if_contains("budgets"); b && b->is_object())
-    {
-        const auto& bo = b->get_object();
-        get_opt_int(bo, "max_iterations", o.budgets.iterations);
-        get_opt_int(bo, "max_candidates", o.budgets.candidates);
-        get_opt_double(bo, "max_wall_seconds", o.budgets.wall_seconds);
-        get_opt_int(bo, "max_tokens", o.budgets.tokens);
-        get_opt_double(bo, "max_cost_usd", o.budgets.cost_usd);
+        if (auto x = b->optional_int64("max_iterations"))
+            o.budgets.iterations = static_cast<int>(*x);
+        if (auto x = b->optional_int64("max_candidates"))
+            o.budgets.candidates = static_cast<int>(*x);
+        o.budgets.wall_seconds = b->optional_number("max_wall_seconds");
+        o.budgets.tokens = b->optional_int64("max_tokens");
+        o.budgets.cost_usd = b->optional_number("max_cost_usd");
     }
     return o;
+}
+catch (const json_error& e)
+{
+    throw user_error(e.what());
 }
 
 }  // namespace warpsmith

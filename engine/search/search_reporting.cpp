@@ -2,6 +2,7 @@
 // run.json, history.json and the state the summary and best.cu are written from.
 
 #include "engine/search/search_engine_impl.hpp"
+#include "harness/json/lenient.hpp"
 
 namespace warpsmith
 {
@@ -123,8 +124,8 @@ json::object search_engine::impl::run_json(const std::string& status) const
         devices.push_back(backend_.device_info(g));
     o["devices"] = std::move(devices);
     json::array sessions;
-    if (const auto* s = o.if_contains("sessions"); s && s->is_array())
-        sessions = s->get_array();
+    if (const json::array* s = lenient::array_at(o, "sessions"))
+        sessions = *s;
     json::object session = session_;
     session["status"] = status;
     session["ended"] = status == "running" ? json::value(nullptr) : json::value(utc_timestamp());
@@ -181,7 +182,7 @@ search_summary_state search_engine::impl::summary_state() const
         gpu_summary gs;
         gs.busy_seconds = status.busy_seconds;
         gs.restarts = status.restarts;
-        if (const auto* n = backend_.device_info(g).if_contains("name"))
+        if (const json::value* n = lenient::value_at(backend_.device_info(g), "name"))
             gs.name = *n;
         st.gpus.push_back(std::move(gs));
     }

@@ -1,5 +1,7 @@
 #include "engine/search/search_summary.hpp"
 
+#include "harness/json/lenient.hpp"
+
 #include <boost/json/array.hpp>
 
 #include <algorithm>
@@ -40,32 +42,36 @@ json::object candidate_summary(const candidate_record& r)
                         {"gpu", r.gpu}};
 }
 
-/// summary.json "baselines": {key: {"case_median_us", "score_us", per-case timing, errors}}.
+/// summary.json "baselines": {key: {"case_median_us", "score_us", per-case timing, errors}}. The
+/// events come from this run's journal, a resumed run's included (read leniently: journal events).
 json::object vendor_summary(const std::map<std::string, json::object>& vendor)
 {
+    using lenient::array_at;
+    using lenient::object_at;
+    using lenient::value_at;
+    auto copied = [](const json::value* v, json::value fallback) { return v ? *v : std::move(fallback); };
     json::object out;
     for (const auto& [key, ev] : vendor)
     {
+        const json::object* baseline = object_at(ev, "baseline");
         json::object cases;
-        if (const auto* b = ev.if_contains("baseline"); b && b->is_object())
-            if (const auto* list = b->get_object().if_contains("cases"); list && list->is_array())
-                for (const auto& c : list->get_array())
-                    if (const auto* t = c.as_object().if_contains("timing"); t && t->is_object())
-                        cases[c.at("name").as_string()] = *t;
-        json::object entry{
-            {"name", ev.at("name")},
-            {"kind", ev.at("kind")},
-            {"math", ev.at("math")},
-            {"gpu", ev.at("gpu")},
-            {"case_median_us", ev.contains("case_median_us") ? ev.at("case_median_us") : json::object{}},
-            {"score_us", ev.contains("score_us") ? ev.at("score_us") : nullptr},
-            {"within_tolerance", ev.contains("within_tolerance") ? ev.at("within_tolerance") : nullptr},
-            {"max_abs_error", ev.contains("max_abs_error") ? ev.at("max_abs_error") : nullptr},
-            {"max_rel_error", ev.contains("max_rel_error") ? ev.at("max_rel_error") : nullptr},
-            {"cases", std::move(cases)}};
-        if (const auto* b = ev.if_contains("baseline"); b && b->is_object())
-            if (const auto* lib = b->get_object().if_contains("library"))
-                entry["library"] = *lib;
+        if (const json::array* list = array_at(baseline, "cases"))
+            for (const json::value& c : *list)
+                if (const json::object* t = object_at(c, "timing"))
+                    if (auto name = lenient::string_at(c, "name"))
+                        cases[*name] = *t;
+        json::object entry{{"name", copied(value_at(ev, "name"), nullptr)},
+                           {"kind", copied(value_at(ev, "kind"), nullptr)},
+                           {"math", copied(value_at(ev, "math"), nullptr)},
+                           {"gpu", copied(value_at(ev, "gpu"), nullptr)},
+                           {"case_median_us", copied(value_at(ev, "case_median_us"), json::object{})},
+                           {"score_us", copied(value_at(ev, "score_us"), nullptr)},
+                           {"within_tolerance", copied(value_at(ev, "within_tolerance"), nullptr)},
+                           {"max_abs_error", copied(value_at(ev, "max_abs_error"), nullptr)},
+                           {"max_rel_error", copied(value_at(ev, "max_rel_error"), nullptr)},
+                           {"cases", std::move(cases)}};
+        if (const json::value* lib = value_at(baseline, "library"))
+            entry["library"] = *lib;
         out[key] = std::move(entry);
     }
     return out;

@@ -346,43 +346,40 @@ asio::awaitable<baseline_outcome> simulated_backend::baseline(int gpu, baseline_
     const bool tf32 = request.math == "tf32";
     const double median = tf32 ? opts_.baseline_tf32_median_us : opts_.baseline_median_us;
     const double error = tf32 ? 2e-3 : 1e-6;
-    json::array cases;
-    json::object medians;
-    std::vector<double> timed;
+    protocol::baseline_result b;
+    b.name = spec->name;
+    b.kind = spec->kind;
+    b.math = request.math;
+    b.library = protocol::library_info{"simulated", "0"};
     for (const auto& c : work_->cases)
     {
         const bool perf = c.role == case_role::performance;
         const auto g = work_->baseline_shape(*spec, c);
-        json::object co{
-            {"name", c.name},
-            {"role", to_string(c.role)},
-            {"gemm", json::object{{"m", g.m}, {"n", g.n}, {"k", g.k}}},
-            {"validation",
-             json::object{{"passed", !tf32}, {"max_abs_error", error}, {"max_rel_error", error}}},
-            {"timing",
-             perf ? json::value(timing_for(median, request.timing).to_json()) : json::value(nullptr)},
-            {"timing_failure", nullptr}};
+        protocol::baseline_case bc;
+        bc.name = c.name;
+        bc.role = std::string(to_string(c.role));
+        bc.gemm = protocol::gemm_dims{g.m, g.n, g.k};
+        bc.validation.passed = !tf32;
+        bc.validation.max_abs_error = error;
+        bc.validation.max_rel_error = error;
         if (perf)
         {
-            medians[c.name] = median;
-            timed.push_back(median);
+            bc.timing = timing_for(median, request.timing);
+            b.case_median_us[c.name] = median;
         }
-        cases.push_back(std::move(co));
+        b.cases.push_back(std::move(bc));
     }
-    out.available = true;
-    out.baseline = json::object{
-        {"name", spec->name},
-        {"kind", spec->kind},
-        {"math", request.math},
-        {"library", json::object{{"name", "simulated"}, {"version", "0"}}},
-        {"cases", std::move(cases)},
-        {"case_median_us", std::move(medians)},
-        {"score_us", timed.empty() ? json::value(nullptr) : json::value(median)},
-        {"within_tolerance", !tf32},
-        {"max_abs_error", error},
-        {"max_rel_error", error},
-        {"environment", json::object{{"gpu", opts_.gpu_name}, {"arch", opts_.arch}, {"simulated", true}}},
-        {"eval_ms", out.busy_ms}};
+    if (!b.case_median_us.empty())
+        b.score_us = median;
+    b.within_tolerance = !tf32;
+    b.max_abs_error = error;
+    b.max_rel_error = error;
+    b.environment = protocol::environment_info{};
+    b.environment->gpu = opts_.gpu_name;
+    b.environment->arch = opts_.arch;
+    b.environment->simulated = true;
+    b.eval_ms = out.busy_ms;
+    out.baseline = std::move(b);
     co_return out;
 }
 

@@ -4,6 +4,7 @@
 #include "agents/llm/llm_records.hpp"
 #include "engine/executors/compile_pool.hpp"
 #include "engine/executors/gpu_executor.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -58,9 +59,8 @@ inferred_workload infer_workload_parts(const workload_inference_options& o,
         try
         {
             const auto hello = co_await gpu.start();
-            if (const auto* d = hello.if_contains("device"); d && d->is_object())
-                if (const auto* arch = d->get_object().if_contains("arch"); arch && arch->is_string())
-                    settings.arch = std::string(arch->get_string());
+            if (auto arch = lenient::string_at(lenient::object_at(hello, "device"), "arch"))
+                settings.arch = std::move(*arch);
             result = co_await llm::infer_workload(
                 *bundle.client, std::move(request), compile, load, report, &records, settings);
         }

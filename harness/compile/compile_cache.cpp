@@ -4,6 +4,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
+#include "harness/json/lenient.hpp"
 
 #include <boost/json.hpp>
 
@@ -69,25 +70,19 @@ std::optional<compile_output> compile_cache::lookup(const std::string& key) cons
     try
     {
         json::value meta = read_json_file(meta_path);
-        json::object& o = meta.as_object();
-        const json::value* format = o.if_contains("format");
-        const json::value* stored_key = o.if_contains("key");
-        if (!format || !format->is_int64() || format->get_int64() != cache_format || !stored_key ||
-            !stored_key->is_string() || stored_key->get_string() != key)
+        // Entries of another version or format are misses (lenient: a cache, not a record).
+        if (lenient::int_at(meta, "format") != cache_format || lenient::string_at(meta, "key") != key)
         {
             log_debug("compile cache: " + meta_path.string() + " is from another format; ignored");
             return std::nullopt;
         }
-        const json::value* compiled = o.if_contains("compiled");
-        bool has_cubin = compiled && compiled->is_bool() && compiled->get_bool();
+        const bool has_cubin = lenient::bool_at(meta, "compiled").value_or(false);
         std::string cubin;
         if (has_cubin)
         {
             cubin = read_text_file(cubin_path(key));
-            const json::value* size = o.if_contains("cubin_bytes");
-            const json::value* digest = o.if_contains("cubin_sha256");
-            if (!size || !size->is_int64() || static_cast<std::size_t>(size->get_int64()) != cubin.size() ||
-                !digest || !digest->is_string() || digest->get_string() != sha256_hex(cubin))
+            if (lenient::int_at(meta, "cubin_bytes") != static_cast<std::int64_t>(cubin.size()) ||
+                lenient::string_at(meta, "cubin_sha256") != sha256_hex(cubin))
             {
                 log_debug("compile cache: " + key + ": cubin does not match its metadata; ignored");
                 return std::nullopt;
@@ -95,7 +90,7 @@ std::optional<compile_output> compile_cache::lookup(const std::string& key) cons
         }
         // The metadata carries everything but the cubin; from_json insists on a cubin for a
         // successful compile, so it reads the fields with "compiled" cleared and gets it back after.
-        o["compiled"] = false;
+        meta.get_object()["compiled"] = false;
         compile_output out = compile_output::from_json(meta);
         out.compiled = has_cubin;
         out.cubin = std::move(cubin);
@@ -119,7 +114,7 @@ void compile_cache::store(const compile_output& output) const
     // The metadata is compile_output's JSON without the cubin, which lives in its own file.
     const json::value full = output.to_json();
     json::object meta;
-    for (const auto& kv : full.as_object())
+    for (const auto& kv : full.get_object())
     {
         if (kv.key() != "cubin_b64")
             meta.emplace(kv.key(), kv.value());

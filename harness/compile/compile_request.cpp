@@ -3,6 +3,7 @@
 #include "harness/compile/compile_options.hpp"
 #include "harness/core/digest.hpp"
 #include "harness/core/error.hpp"
+#include "harness/json/json_reader.hpp"
 
 #include <boost/json.hpp>
 
@@ -16,83 +17,40 @@ namespace json = boost::json;
 namespace
 {
 
-const json::object& as_object(const json::value& v, std::string_view what)
+// Compile requests and outputs are written by people (warpsmith compile), the engine and the compile
+// workers; they read like requests ("compile request: 'options' must be an array of strings") and
+// every problem is a user_error.
+json_location request_at(std::string_view what)
 {
-    if (!v.is_object())
-        throw user_error(std::string(what) + ": expected a JSON object");
-    return v.get_object();
+    return json_location(std::string(what), {}, json_style::request);
 }
 
-std::string get_string(const json::object& o,
-                       std::string_view what,
-                       std::string_view key,
-                       bool required,
-                       std::string fallback = {})
+template <class F>
+auto read_as_user_error(F&& read)
 {
-    const json::value* v = o.if_contains(key);
-    if (!v)
+    try
     {
-        if (required)
-            throw user_error(std::string(what) + ": '" + std::string(key) + "' is missing");
-        return fallback;
+        return read();
     }
-    if (!v->is_string())
-        throw user_error(std::string(what) + ": '" + std::string(key) + "' must be a string");
-    return std::string(v->get_string());
-}
-
-int get_int(const json::object& o, std::string_view what, std::string_view key)
-{
-    const json::value* v = o.if_contains(key);
-    if (!v)
-        return 0;
-    if (v->is_int64() && v->get_int64() >= std::numeric_limits<int>::min() &&
-        v->get_int64() <= std::numeric_limits<int>::max())
-        return static_cast<int>(v->get_int64());
-    if (v->is_uint64() && v->get_uint64() <= static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-        return static_cast<int>(v->get_uint64());
-    throw user_error(std::string(what) + ": '" + std::string(key) + "' must be an integer");
-}
-
-double get_double(const json::object& o, std::string_view what, std::string_view key)
-{
-    const json::value* v = o.if_contains(key);
-    if (!v)
-        return 0;
-    if (!v->is_number())
-        throw user_error(std::string(what) + ": '" + std::string(key) + "' must be a number");
-    return v->to_number<double>();
-}
-
-bool get_bool(const json::object& o, std::string_view what, std::string_view key, bool required)
-{
-    const json::value* v = o.if_contains(key);
-    if (!v)
+    catch (const json_error& e)
     {
-        if (required)
-            throw user_error(std::string(what) + ": '" + std::string(key) + "' is missing");
-        return false;
+        throw user_error(e.what());
     }
-    if (!v->is_bool())
-        throw user_error(std::string(what) + ": '" + std::string(key) + "' must be true or false");
-    return v->get_bool();
 }
 
-std::vector<std::string> get_strings(const json::object& o, std::string_view what, std::string_view key)
+resource_usage resources_from(const json_reader& r)
 {
-    std::vector<std::string> out;
-    const json::value* v = o.if_contains(key);
-    if (!v)
-        return out;
-    if (!v->is_array())
-        throw user_error(std::string(what) + ": '" + std::string(key) + "' must be an array of strings");
-    for (const auto& e : v->get_array())
-    {
-        if (!e.is_string())
-            throw user_error(std::string(what) + ": '" + std::string(key) + "' must be an array of strings");
-        out.emplace_back(e.get_string());
-    }
-    return out;
+    auto count = [&](std::string_view key)
+    { return static_cast<int>(r.optional_int64(key, {0}).value_or(0)); };
+    resource_usage u;
+    u.registers = count("registers");
+    u.spill_stores_bytes = count("spill_stores_bytes");
+    u.spill_loads_bytes = count("spill_loads_bytes");
+    u.static_shared_bytes = count("static_shared_bytes");
+    u.stack_frame_bytes = count("stack_frame_bytes");
+    u.barriers = count("barriers");
+    u.constant_bytes = count("constant_bytes");
+    return u;
 }
 
 json::array to_array(const std::vector<std::string>& strings)
@@ -118,23 +76,21 @@ json::value compile_request::to_json() const
 
 compile_request compile_request::from_json(const json::value& v)
 {
-    constexpr std::string_view what = "compile request";
-    const auto& o = as_object(v, what);
-    // Requests are written by people and by the engine; a misspelt key ("option") would otherwise
-    // silently compile something other than what was meant.
-    for (const auto& kv : o)
-    {
-        std::string_view k = kv.key();
-        if (k != "source" && k != "entry" && k != "options" && k != "arch" && k != "name")
-            throw user_error(std::string(what) + ": unknown key '" + std::string(k) + "'");
-    }
-    compile_request r;
-    r.source = get_string(o, what, "source", true);
-    r.entry = get_string(o, what, "entry", true);
-    r.options = get_strings(o, what, "options");
-    r.arch = get_string(o, what, "arch", false, r.arch);
-    r.name = get_string(o, what, "name", false, r.name);
-    return r;
+    return read_as_user_error(
+        [&]
+        {
+            // Requests are written by people and by the engine; a misspelt key ("option") would
+            // otherwise silently compile something other than what was meant.
+            const json_reader o(
+                v, request_at("compile request"), {"source", "entry", "options", "arch", "name"});
+            compile_request r;
+            r.source = o.require_string("source");
+            r.entry = o.require_string("entry");
+            r.options = o.optional_strings("options");
+            r.arch = o.optional_string("arch").value_or(r.arch);
+            r.name = o.optional_string("name").value_or(r.name);
+            return r;
+        });
 }
 
 json::value resource_usage::to_json() const
@@ -152,17 +108,7 @@ json::value resource_usage::to_json() const
 
 resource_usage resource_usage::from_json(const json::value& v)
 {
-    constexpr std::string_view what = "resource usage";
-    const auto& o = as_object(v, what);
-    resource_usage r;
-    r.registers = get_int(o, what, "registers");
-    r.spill_stores_bytes = get_int(o, what, "spill_stores_bytes");
-    r.spill_loads_bytes = get_int(o, what, "spill_loads_bytes");
-    r.static_shared_bytes = get_int(o, what, "static_shared_bytes");
-    r.stack_frame_bytes = get_int(o, what, "stack_frame_bytes");
-    r.barriers = get_int(o, what, "barriers");
-    r.constant_bytes = get_int(o, what, "constant_bytes");
-    return r;
+    return read_as_user_error([&] { return resources_from(json_reader(v, request_at("resource usage"))); });
 }
 
 json::value compile_output::to_json() const
@@ -184,25 +130,28 @@ json::value compile_output::to_json() const
 
 compile_output compile_output::from_json(const json::value& v)
 {
-    constexpr std::string_view what = "compile output";
-    const auto& o = as_object(v, what);
-    compile_output out;
-    out.compiled = get_bool(o, what, "compiled", true);
-    out.error = get_string(o, what, "error", false);
-    out.log = get_string(o, what, "log", false);
-    out.cubin = base64_decode(get_string(o, what, "cubin_b64", false));
-    out.entries = get_strings(o, what, "entries");
-    if (const json::value* r = o.if_contains("resources"))
-        out.resources = resource_usage::from_json(*r);
-    out.arch = get_string(o, what, "arch", false);
-    out.key = get_string(o, what, "key", false);
-    out.cache_hit = get_bool(o, what, "cache_hit", false);
-    out.compile_ms = get_double(o, what, "compile_ms");
-    // Absent (an older cache entry or peer): unknown, so the harness wipes.
-    out.local_memory = !o.contains("local_memory") || get_bool(o, what, "local_memory", false);
-    if (out.compiled && out.cubin.empty())
-        throw user_error(std::string(what) + ": 'compiled' is true but 'cubin_b64' is empty");
-    return out;
+    return read_as_user_error(
+        [&]
+        {
+            const json_reader o(v, request_at("compile output"));
+            compile_output out;
+            out.compiled = o.require_bool("compiled");
+            out.error = o.optional_string("error").value_or("");
+            out.log = o.optional_string("log").value_or("");
+            out.cubin = base64_decode(o.optional_string("cubin_b64").value_or(""));
+            out.entries = o.optional_strings("entries");
+            if (const auto r = o.optional_nested("resources"))
+                out.resources = resources_from(*r);
+            out.arch = o.optional_string("arch").value_or("");
+            out.key = o.optional_string("key").value_or("");
+            out.cache_hit = o.optional_bool("cache_hit").value_or(false);
+            out.compile_ms = o.optional_number("compile_ms").value_or(0);
+            // Absent (an older cache entry or peer): unknown, so the harness wipes.
+            out.local_memory = o.optional_bool("local_memory").value_or(true);
+            if (out.compiled && out.cubin.empty())
+                throw user_error("compile output: 'compiled' is true but 'cubin_b64' is empty");
+            return out;
+        });
 }
 
 compile_request compile_request_for(const candidate& c, const std::string& arch)

@@ -222,6 +222,16 @@ std::optional<environment_info> environment_from(const json_reader& o)
 
 }  // namespace
 
+environment_info environment_info::from_json(const json::value& v, const std::string& path)
+try
+{
+    return *environment_from(json_reader(v, record_at(path)));
+}
+catch (const json_error& e)
+{
+    throw format_error(e);
+}
+
 // ---- failure_report -----------------------------------------------------------------------------
 
 json::object failure_report::to_json() const
@@ -268,6 +278,16 @@ json::object validation_run::to_json() const
                         {"max_abs_error", json_number(max_abs_error)},
                         {"max_rel_error", json_number(max_rel_error)},
                         {"first_mismatches", std::move(first)}};
+}
+
+validation_run validation_run::from_json(const json::value& v, const std::string& path)
+try
+{
+    return run_from(json_reader(v, record_at(path)));
+}
+catch (const json_error& e)
+{
+    throw format_error(e);
 }
 
 // ---- timing_report ------------------------------------------------------------------------------

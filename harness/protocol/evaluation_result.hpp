@@ -68,6 +68,8 @@ struct validation_run
     std::vector<mismatch_report> first_mismatches;
 
     boost::json::object to_json() const;
+    /// Absent fields keep their defaults; throws format_error naming the field at fault.
+    static validation_run from_json(const boost::json::value& v, const std::string& path);
     friend bool operator==(const validation_run&, const validation_run&) = default;
 };
 
@@ -139,6 +141,8 @@ struct environment_info
     std::optional<clock_readings> clocks;
 
     boost::json::object to_json() const;
+    /// Absent fields keep their defaults; throws format_error naming the field at fault.
+    static environment_info from_json(const boost::json::value& v, const std::string& path);
     friend bool operator==(const environment_info&, const environment_info&) = default;
 };
 

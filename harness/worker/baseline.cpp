@@ -1,6 +1,7 @@
 #include "harness/worker/baseline.hpp"
 
 #include "harness/core/log.hpp"
+#include "harness/protocol/baseline_result.hpp"
 #include "harness/timing/timing_stats.hpp"
 #include "harness/worker/evaluator.hpp"
 #include "harness/worker/protocol.hpp"
@@ -102,8 +103,11 @@ json::object run_baseline(gpu_session& session, const json::object& request)
     const std::string label = "cuBLAS " + std::string(cuda::to_string(req.math));
     const std::string where = "baseline " + spec.name + " (" + label + ")";
 
-    json::array cases;
-    json::object case_medians;
+    protocol::baseline_result result;
+    result.name = spec.name;
+    result.kind = spec.kind;
+    result.math = std::string(cuda::to_string(req.math));
+    result.library = protocol::library_info{api.library, api.version};
     std::vector<double> medians;
     bool within_tolerance = true;
     double max_abs = 0, max_rel = 0;
@@ -157,33 +161,29 @@ json::object run_baseline(gpu_session& session, const json::object& request)
             within_tolerance = within_tolerance && report.passed;
             max_abs = std::max(max_abs, report.max_abs_error);
             max_rel = std::max(max_rel, report.max_rel_error);
-            json::object validation = report.to_protocol().to_json();
-            validation["message"] = report.fail ? json::value(report.fail->message) : json::value(nullptr);
-
-            json::value timing = nullptr;
-            json::value timing_failure = nullptr;
+            protocol::baseline_case bc;
+            bc.name = c.name();
+            bc.role = std::string(to_string(c.wc->role));
+            bc.gemm = protocol::gemm_dims{g.m, g.n, g.k};
+            bc.validation = report.to_protocol();
+            if (report.fail)
+                bc.validation_message = report.fail->message;
             if (c.is_performance())
             {
                 const auto t_time = clock::now();
                 const timed_work work{launch, false, {}};
                 const case_timing ct = t.time_case(c, work, req.timing, kernel_ms);
                 time_ms += ms_since(t_time);
-                timing = ct.to_report().to_json();
+                bc.timing = ct.to_report();
                 within_tolerance = within_tolerance && ct.timed_output_valid;
-                if (ct.fail)
-                    timing_failure = ct.fail->to_json();
+                bc.timing_failure = ct.fail;
                 if (ct.stats.samples > 0 && ct.stats.median_us > 0)
                 {
-                    case_medians[c.name()] = ct.stats.median_us;
+                    result.case_median_us[c.name()] = ct.stats.median_us;
                     medians.push_back(ct.stats.median_us);
                 }
             }
-            cases.push_back(json::object{{"name", c.name()},
-                                         {"role", std::string(to_string(c.wc->role))},
-                                         {"gemm", json::object{{"m", g.m}, {"n", g.n}, {"k", g.k}}},
-                                         {"validation", std::move(validation)},
-                                         {"timing", std::move(timing)},
-                                         {"timing_failure", std::move(timing_failure)}});
+            result.cases.push_back(std::move(bc));
         }
         clocks_end = device.clocks();
         // Back to rest, and whatever the library changed in a guard is not a later candidate's
@@ -206,23 +206,17 @@ json::object run_baseline(gpu_session& session, const json::object& request)
     const cuda::clock_reading& cs = clocks_start ? *clocks_start : none;
     const cuda::clock_reading& ce = clocks_end ? *clocks_end : none;
     environment.clocks = protocol::clock_readings{cs.sm_mhz, ce.sm_mhz, cs.mem_mhz, ce.mem_mhz};
-    log_info(where + ": " + std::to_string(cases.size()) + " cases, " +
+    log_info(where + ": " + std::to_string(result.cases.size()) + " cases, " +
              (within_tolerance ? "within" : "outside") + " the workload's tolerance");
-    json::object result{
-        {"name", spec.name},
-        {"kind", spec.kind},
-        {"math", std::string(cuda::to_string(req.math))},
-        {"library", json::object{{"name", api.library}, {"version", api.version}}},
-        {"cases", std::move(cases)},
-        {"case_median_us", std::move(case_medians)},
-        {"score_us", medians.empty() ? json::value(nullptr) : json::value(geometric_mean(medians))},
-        {"within_tolerance", within_tolerance},
-        {"max_abs_error", json_number(max_abs)},
-        {"max_rel_error", json_number(max_rel)},
-        {"environment", environment.to_json()},
-        {"phases_ms", json::object{{"validate_ms", validate_ms}, {"time_ms", time_ms}}},
-        {"eval_ms", ms_since(t_start)}};
-    return json::object{{"baseline", std::move(result)}};
+    if (!medians.empty())
+        result.score_us = geometric_mean(medians);
+    result.within_tolerance = within_tolerance;
+    result.max_abs_error = max_abs;
+    result.max_rel_error = max_rel;
+    result.environment = std::move(environment);
+    result.phases_ms = {{"validate_ms", validate_ms}, {"time_ms", time_ms}};
+    result.eval_ms = ms_since(t_start);
+    return json::object{{"baseline", result.to_json()}};
 }
 
 }  // namespace warpsmith::worker

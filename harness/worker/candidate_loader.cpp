@@ -3,6 +3,7 @@
 #include "harness/compile/compile_options.hpp"
 #include "harness/core/digest.hpp"
 #include "harness/core/error.hpp"
+#include "harness/json/json_reader.hpp"
 #include "harness/worker/protocol.hpp"
 
 #include <boost/json.hpp>
@@ -54,21 +55,23 @@ prepared_candidate prepare_candidate(const json::value& candidate_json,
     // Whether the kernel's code addresses local memory: said by whoever compiled the cubin (the
     // engine's compile pool), taken from the compile here; absent means unknown, which wipes.
     bool local_memory = true;
-    if (const json::value* lm = obj.if_contains("local_memory"); lm && !lm->is_null())
+    std::optional<std::string> b64;
+    try
     {
-        if (!lm->is_bool())
-            bad_request(where + ": 'local_memory' must be true or false");
-        local_memory = lm->get_bool();
+        const json_reader r(obj, json_location(where, {}, json_style::request));
+        local_memory = r.optional_bool("local_memory").value_or(true);
+        b64 = r.optional_string("cubin_b64");
     }
-    const json::value* b64 = obj.if_contains("cubin_b64");
-    if (b64 && !b64->is_null())
+    catch (const json_error& e)
     {
-        if (!b64->is_string())
-            bad_request(where + ": 'cubin_b64' must be a string");
+        bad_request(e.what());
+    }
+    if (b64)
+    {
         const auto t0 = std::chrono::steady_clock::now();
         try
         {
-            cubin = base64_decode(b64->get_string());
+            cubin = base64_decode(*b64);
         }
         catch (const user_error& e)
         {

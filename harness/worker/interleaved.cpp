@@ -1,6 +1,7 @@
 #include "harness/worker/interleaved.hpp"
 
 #include "harness/cuda/cuda_error.hpp"
+#include "harness/json/lenient.hpp"
 #include "harness/timing/timing_stats.hpp"
 #include "harness/worker/candidate_loader.hpp"
 #include "harness/worker/evaluator.hpp"
@@ -283,15 +284,12 @@ try
         // otherwise the confirmation is void, as when the seal breaks.
         if (const std::string damage = store.take_unchecked_guard_damage(s); !damage.empty())
         {
-            const bool caught =
-                std::any_of(invalid.begin(),
-                            invalid.end(),
-                            [](const auto& kv)
-                            {
-                                const json::value* kind = kv.value().as_object().if_contains("kind");
-                                return kind && kind->is_string() &&
-                                       kind->get_string() == failure_kind::out_of_bounds_write;
-                            });
+            const bool caught = std::any_of(invalid.begin(),
+                                            invalid.end(),
+                                            [](const auto& kv) {
+                                                return lenient::string_at(kv.value(), "kind") ==
+                                                       std::string(failure_kind::out_of_bounds_write);
+                                            });
             if (!caught)
                 throw request_error(
                     error_kind::internal,

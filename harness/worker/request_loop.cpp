@@ -3,6 +3,7 @@
 #include "harness/core/error.hpp"
 #include "harness/cuda/cuda_error.hpp"
 #include "harness/cuda/driver_api.hpp"
+#include "harness/json/json_reader.hpp"
 #include "harness/worker/baseline.hpp"
 #include "harness/worker/case_store.hpp"
 #include "harness/worker/device_info.hpp"
@@ -177,23 +178,24 @@ request_loop::outcome request_loop::handle_line(std::string_view raw)
         return result;
     }
     const json::object& request = v.get_object();
+    // The envelope of every request ("'id' must be an integer", "'op' is missing"); an answer to a
+    // request without a readable id carries a null id.
     json::value id = nullptr;
-    if (const json::value* i = request.if_contains("id"); i && (i->is_int64() || i->is_uint64()))
-        id = *i;
-    else
+    std::string op;
+    try
     {
-        result.response = error_response(
-            nullptr, error_kind::bad_request, i ? "'id' must be an integer" : "'id' is missing");
+        const json_reader r(request, json_location({}, {}, json_style::request));
+        if (r.find("id") && r.require("id").is_uint64())
+            id = r.require("id");
+        else
+            id = r.require_int64("id");
+        op = r.require_string("op");
+    }
+    catch (const json_error& e)
+    {
+        result.response = error_response(id, error_kind::bad_request, e.what());
         return result;
     }
-    const json::value* op_value = request.if_contains("op");
-    if (!op_value || !op_value->is_string())
-    {
-        result.response = error_response(
-            id, error_kind::bad_request, op_value ? "'op' must be a string" : "'op' is missing");
-        return result;
-    }
-    const std::string op(op_value->get_string());
 
     // Failures that lose the CUDA context: the response says so and the worker exits afterwards.
     // During load_workload only the reference runs, so such a failure is the reference's.

@@ -66,23 +66,19 @@ candidate candidate::from_json(const boost::json::value& v, std::string_view ori
 try
 {
     const json_location root{std::string(origin)};
-    const auto& obj = as_object(v, root);
+    const json_reader obj(v, root);
     candidate c;
     // Other layers add their own keys (cubin_b64 in the worker protocol, rationale and parent in
     // the run directory), so keys other than these are left alone rather than refused.
-    if (const auto* s = obj.if_contains("source"))
-        c.source = as_string(*s, root.key("source"));
-    const auto* e = obj.if_contains("entry");
-    if (!e)
-        root.fail("'entry' is missing");
-    c.entry = as_string(*e, root.key("entry"));
+    c.source = obj.optional_string("source").value_or("");
+    c.entry = obj.require_string("entry");
     if (!is_c_identifier(c.entry))
         root.key("entry").fail("'" + c.entry + "' is not a C identifier");
 
-    if (const auto* d = obj.if_contains("defines"))
+    if (const boost::json::object* d = obj.optional_object("defines"))
     {
         const auto dloc = root.key("defines");
-        for (const auto& kv : as_object(*d, dloc))
+        for (const auto& kv : *d)
         {
             const std::string name(kv.key());
             if (!is_c_identifier(name) || is_reserved_word(name))
@@ -90,21 +86,12 @@ try
             c.defines.emplace(name, as_int64(kv.value(), dloc.key(name)));
         }
     }
-    if (const auto* o = obj.if_contains("options"))
-    {
-        const auto oloc = root.key("options");
-        const auto& arr = as_array(*o, oloc);
-        for (std::size_t i = 0; i < arr.size(); ++i)
-            c.options.push_back(as_string(arr[i], oloc.index(i)));
-    }
-    const auto* l = obj.if_contains("launch");
-    if (!l)
-        root.fail("'launch' is missing");
-    c.launch = launch_plan::from_json(*l, root.key("launch").text());
-    if (const auto* ov = obj.if_contains("overrides"))
+    c.options = obj.optional_strings("options");
+    c.launch = launch_plan::from_json(obj.require("launch"), root.key("launch").text());
+    if (const boost::json::object* ov = obj.optional_object("overrides"))
     {
         const auto ovloc = root.key("overrides");
-        for (const auto& kv : as_object(*ov, ovloc))
+        for (const auto& kv : *ov)
             c.overrides.emplace(std::string(kv.key()),
                                 launch_plan::from_json(kv.value(), ovloc.key(kv.key()).text()));
     }

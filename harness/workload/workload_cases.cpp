@@ -41,11 +41,10 @@ input_spec parse_input_spec(const boost::json::value& v,
                             dtype t,
                             const fs::path& dir)
 {
-    const auto& obj = as_object(v, loc);
-    const auto* gen_value = obj.if_contains("gen");
-    if (!gen_value)
+    const json_reader spec(v, loc);
+    if (!spec.find("gen"))
         loc.fail("'gen' is missing (expected uniform, normal, randint, iota, const or file)");
-    const std::string gen = as_string(*gen_value, loc.key("gen"));
+    const std::string gen = spec.require_string("gen");
     const auto kind = parse_input_kind(gen);
     if (!kind)
         loc.key("gen").fail("unknown generator " + quote(gen) +

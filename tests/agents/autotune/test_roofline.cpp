@@ -28,6 +28,24 @@ BOOST_AUTO_TEST_CASE(spec_parsing)
                       user_error);
     BOOST_CHECK_THROW(roofline_spec::from_json(boost::json::parse(R"j({"bytes": 1.5})j"), "r.json"),
                       user_error);
+    // The file's problems name the field (the strict reader, document style).
+    auto message = [](const char* text)
+    {
+        try
+        {
+            (void)roofline_spec::from_json(boost::json::parse(text), "r.json");
+        }
+        catch (const user_error& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    BOOST_TEST(message(R"j({"bytes": "M", "flops": 1.5})j") ==
+               "r.json: flops: must be an integer or an expression string, got 1.5");
+    BOOST_TEST(message(R"j({"bytes": "M", "note": 3})j") == "r.json: note: must be a string, got 3");
+    BOOST_TEST(message(R"j({"byte": "M"})j").find("r.json: unknown key 'byte' (did you mean 'bytes'?)") ==
+               0u);
 }
 
 BOOST_AUTO_TEST_CASE(ceilings_prefer_measurements)

@@ -285,6 +285,37 @@ BOOST_AUTO_TEST_CASE(the_search_records_it_for_resume)
     BOOST_TEST(search_options::from_json(r.to_json(), "run.json").hidden_seed == r.hidden_seed);
 }
 
+BOOST_AUTO_TEST_CASE(a_malformed_search_config_names_the_field)
+{
+    // run.json is a record: a resume from a damaged one stops with the field at fault, and null
+    // (an unset budget) reads as absent.
+    auto message = [](json::object search)
+    {
+        try
+        {
+            (void)search_options::from_json(search, "run-001/run.json");
+        }
+        catch (const user_error& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    json::object o = search_options{}.to_json();
+    o["branches"] = "two";
+    BOOST_TEST(message(o) == "run-001/run.json: config.search.branches: must be an integer, got \"two\"");
+    o = search_options{}.to_json();
+    o["timing"].as_object()["mode"] = "warm";
+    BOOST_TEST(message(o) ==
+               "run-001/run.json: config.search.timing.mode: must be \"cold\" or \"hot\", got \"warm\"");
+    o = search_options{}.to_json();
+    o["nsight"].as_object()["sections"] = json::array{"SpeedOfLight", 3};
+    BOOST_TEST(message(o) == "run-001/run.json: config.search.nsight.sections[1]: must be a string, got 3");
+    o = search_options{}.to_json();
+    o["budgets"].as_object()["max_candidates"] = nullptr;
+    BOOST_TEST(message(o) == "accepted");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(timing_flags_suite)

@@ -6,6 +6,7 @@
 #include "engine/profile/ncu_report.hpp"
 #include "engine/profile/ncu_tool.hpp"
 #include "engine/profile/profile_summary.hpp"
+#include "engine/profile/profiler.hpp"
 #include "harness/core/json_file.hpp"
 #include "tests/support/test_paths.hpp"
 
@@ -173,6 +174,29 @@ BOOST_AUTO_TEST_CASE(stalls_limiter_and_hints_from_synthetic_metrics)
     profile_summary back = profile_summary::from_json(s.to_json());
     BOOST_TEST(back.to_json() == s.to_json());
     BOOST_CHECK_THROW(profile_summary::from_json(boost::json::object{{"grid", "x"}}), std::invalid_argument);
+    // A malformed profile document names its field (profiles/cNNNN-CASE.json, read strictly).
+    auto message = [](const boost::json::object& doc)
+    {
+        try
+        {
+            (void)profile_outcome::from_json(doc);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    boost::json::object summary = s.to_json();
+    summary["dram_pct"] = "high";
+    BOOST_TEST(message(boost::json::object{{"ok", true}, {"summary", summary}}) ==
+               "profile summary: dram_pct: must be a number, got \"high\"");
+    BOOST_TEST(message(boost::json::object{{"ok", "yes"}}) ==
+               "profile: ok: must be true or false, got \"yes\"");
+    BOOST_TEST(message(boost::json::object{{"ok", false}, {"wall_ms", "slow"}}) ==
+               "profile: wall_ms: must be a number, got \"slow\"");
+    BOOST_TEST(message(boost::json::object{{"ok", false}, {"message", nullptr}, {"case", "big"}}) ==
+               "accepted");
     BOOST_TEST(s.render_for_model().find("long_scoreboard 60%") != std::string::npos);
     BOOST_TEST(s.render_table().find("limited by registers (2 blocks/SM)") != std::string::npos);
 }

@@ -190,4 +190,43 @@ BOOST_AUTO_TEST_CASE(replay_refuses_impossible_journals)
     BOOST_CHECK_NO_THROW(replay_events({json::object{{"event", "something_new"}}}));
 }
 
+// A journal event with a malformed field stops the replay with the event and the field at fault
+// (the strict reader, record style), rather than resuming from a half-read record.
+BOOST_AUTO_TEST_CASE(replay_names_the_malformed_field_of_an_event)
+{
+    auto message = [](std::vector<json::object> events)
+    {
+        try
+        {
+            (void)replay_events(events);
+        }
+        catch (const user_error& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    json::object bad_gpu = evaluated("c0001", true);
+    bad_gpu["gpu"] = "one";
+    BOOST_TEST(message({proposed("c0001", 0, 1), bad_gpu}) ==
+               "journal: 'evaluated' event: gpu: must be an integer, got \"one\"");
+    json::object bad_median = evaluated("c0001", true);
+    bad_median["case_median_us"] = json::object{{"big", "fast"}};
+    BOOST_TEST(message({proposed("c0001", 0, 1), bad_median}) ==
+               "journal: 'evaluated' event: case_median_us.big: must be a number, got \"fast\"");
+    json::object bad_branch = proposed("c0001", 0, 1);
+    bad_branch.erase("branch");
+    BOOST_TEST(message({bad_branch}) == "journal: 'proposed' event: 'branch' is missing");
+    json::object bad_id = proposed("c0001", 0, 1);
+    bad_id["id"] = "first";
+    BOOST_TEST(message({bad_id}) == "journal: 'proposed' event: id: must look like c0001, got 'first'");
+    // Records as older versions wrote them: null where a field had no value, NaN as a string.
+    json::object older = evaluated("c0001", true);
+    older["restart_reason"] = nullptr;
+    older["speedup_vs_initial"] = "NaN";
+    const replayed_run r = replay_events({proposed("c0001", 0, 1), older});
+    BOOST_TEST(r.candidates.at(0).evaluated);
+    BOOST_TEST(r.candidates.at(0).restart_reason.empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

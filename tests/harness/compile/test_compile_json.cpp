@@ -57,12 +57,12 @@ BOOST_AUTO_TEST_CASE(request_errors_name_the_field)
     auto parse = [](const char* text) { return compile_request::from_json(parse_json(text, "t")); };
     BOOST_TEST(user_error_of([&] { parse(R"({"source": "x"})"); }) == "compile request: 'entry' is missing");
     BOOST_TEST(user_error_of([&] { parse(R"({"source": "x", "entry": "k", "option": []})"); }) ==
-               "compile request: unknown key 'option'");
+               "compile request: unknown key 'option' (did you mean 'options'?)");
     BOOST_TEST(user_error_of([&] { parse(R"({"source": "x", "entry": "k", "options": [1]})"); }) ==
                "compile request: 'options' must be an array of strings");
     BOOST_TEST(user_error_of([&] { parse(R"({"source": 3, "entry": "k"})"); }) ==
                "compile request: 'source' must be a string");
-    BOOST_TEST(user_error_of([&] { parse("[]"); }) == "compile request: expected a JSON object");
+    BOOST_TEST(user_error_of([&] { parse("[]"); }) == "compile request must be an object");
 }
 
 BOOST_AUTO_TEST_CASE(output_round_trip_with_binary_cubin)
@@ -121,7 +121,10 @@ BOOST_AUTO_TEST_CASE(output_errors)
     BOOST_TEST(user_error_of([&] { parse(R"({"compiled": true, "cubin_b64": ""})"); }) ==
                "compile output: 'compiled' is true but 'cubin_b64' is empty");
     BOOST_TEST(user_error_of([&] { parse(R"({"compiled": false, "resources": {"registers": "many"}})"); }) ==
-               "resource usage: 'registers' must be an integer");
+               "compile output: 'resources.registers' must be a non-negative integer");
+    BOOST_TEST(
+        user_error_of([&] { (void)resource_usage::from_json(parse_json(R"({"barriers": -1})", "t")); }) ==
+        "resource usage: 'barriers' must be a non-negative integer");
     compile_output failed = parse(R"({"compiled": false, "error": "x.cu(1): error: oops"})");
     BOOST_TEST(!failed.compiled);
     BOOST_TEST(failed.error == "x.cu(1): error: oops");
