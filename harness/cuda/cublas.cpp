@@ -94,8 +94,27 @@ void check(cublasStatus_t status, const char* call)
 
 }  // namespace
 
+namespace
+{
+
+class cublas_category_impl final : public boost::system::error_category
+{
+public:
+    const char* name() const noexcept override { return "cublas"; }
+    std::string message(int ev) const override { return cublas_status_name(static_cast<cublasStatus_t>(ev)); }
+};
+
+}  // namespace
+
+const boost::system::error_category& cublas_category() noexcept
+{
+    static const cublas_category_impl instance;
+    return instance;
+}
+
 cublas_error::cublas_error(cublasStatus_t status, const std::string& call)
-    : std::runtime_error(call + ": " + cublas_status_name(status)), status_(status)
+    : warpsmith::system_error(boost::system::error_code(static_cast<int>(status), cublas_category()), call),
+      status_(status)
 {
 }
 

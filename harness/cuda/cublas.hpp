@@ -14,6 +14,8 @@
 // the runtime uses the context current on the calling thread: in the worker that is the device's
 // primary context, which the runtime shares, so cuBLAS works on the worker's buffers and stream.
 
+#include "harness/core/error.hpp"
+
 #include <cublas_api.h>
 #include <cuda.h>
 #include <stdexcept>
@@ -63,8 +65,12 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-/// A cuBLAS call failed; what() reads "cublasGemmEx: CUBLAS_STATUS_EXECUTION_FAILED".
-class cublas_error : public std::runtime_error
+/// The "cublas" error category: cublasStatus_t values, messages "CUBLAS_STATUS_EXECUTION_FAILED".
+const boost::system::error_category& cublas_category() noexcept;
+
+/// A cuBLAS call failed; what() reads "cublasGemmEx: CUBLAS_STATUS_EXECUTION_FAILED". One of the
+/// project's infrastructure errors (code() in cublas_category()).
+class cublas_error : public warpsmith::system_error
 {
 public:
     cublas_error(cublasStatus_t status, const std::string& call);

@@ -201,6 +201,11 @@ BOOST_AUTO_TEST_CASE(cublas_loads_at_run_time_or_says_why_not)
     BOOST_TEST(cuda::to_string(cuda::gemm_math::tf32) == "tf32");
     const cuda::cublas_error err(CUBLAS_STATUS_EXECUTION_FAILED, "cublasGemmEx");
     BOOST_TEST(std::string(err.what()) == "cublasGemmEx: CUBLAS_STATUS_EXECUTION_FAILED");
+    // One of the project's infrastructure errors: the family's catch sees it, code and category kept.
+    const boost::system::system_error& family = err;
+    BOOST_TEST(family.code().value() == static_cast<int>(CUBLAS_STATUS_EXECUTION_FAILED));
+    BOOST_TEST(std::string(family.code().category().name()) == "cublas");
+    BOOST_TEST(family.code().message() == "CUBLAS_STATUS_EXECUTION_FAILED");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
