@@ -10,6 +10,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -23,6 +25,38 @@
 
 namespace warpsmith::test
 {
+
+/// The fake worker's evaluate request for a kernel `k` followed by `source` (its markers steer the
+/// fake: fake_worker.cpp).
+inline boost::json::object evaluate_msg(const std::string& source)
+{
+    boost::json::object cand;
+    cand["entry"] = "k";
+    cand["source"] = "extern \"C\" __global__ void k() {}\n" + source;
+    boost::json::object m;
+    m["op"] = "evaluate";
+    m["name"] = "c0001";
+    m["candidate"] = std::move(cand);
+    return m;
+}
+
+/// The fake worker's load_workload request: two cases, "small" (correctness) and "big"
+/// (performance).
+inline boost::json::object load_msg()
+{
+    boost::json::array cases;
+    cases.emplace_back(boost::json::object{{"name", "small"}, {"role", "correctness"}});
+    cases.emplace_back(boost::json::object{{"name", "big"}, {"role", "performance"}});
+    boost::json::object w;
+    w["name"] = "fake";
+    w["cases"] = std::move(cases);
+    w["reference_source"] = "extern \"C\" __global__ void ref() {}";
+    boost::json::object m;
+    m["op"] = "load_workload";
+    m["workload"] = std::move(w);
+    m["hidden_seed"] = 7;
+    return m;
+}
 
 /// Runs one coroutine to completion on ioc (failing the test when it is still running after
 /// timeout) and returns its value or rethrows its exception. Work left behind (a worker's stderr

@@ -70,34 +70,6 @@ bool ends_with(const std::string& s, const std::string& tail)
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-json::object evaluate_msg(const std::string& source)
-{
-    json::object cand;
-    cand["entry"] = "k";
-    cand["source"] = "extern \"C\" __global__ void k() {}\n" + source;
-    json::object m;
-    m["op"] = "evaluate";
-    m["name"] = "c0001";
-    m["candidate"] = std::move(cand);
-    return m;
-}
-
-json::object load_msg()
-{
-    json::array cases;
-    cases.emplace_back(json::object{{"name", "small"}, {"role", "correctness"}});
-    cases.emplace_back(json::object{{"name", "big"}, {"role", "performance"}});
-    json::object w;
-    w["name"] = "fake";
-    w["cases"] = std::move(cases);
-    w["reference_source"] = "extern \"C\" __global__ void ref() {}";
-    json::object m;
-    m["op"] = "load_workload";
-    m["workload"] = std::move(w);
-    m["hidden_seed"] = 7;
-    return m;
-}
-
 /// A loopback port with nothing listening on it.
 unsigned short closed_port(asio::io_context& ioc)
 {

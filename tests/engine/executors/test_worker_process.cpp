@@ -20,34 +20,6 @@ using namespace warpsmith::test;
 namespace
 {
 
-json::object evaluate_msg(const std::string& source)
-{
-    json::object cand;
-    cand["entry"] = "k";
-    cand["source"] = "extern \"C\" __global__ void k() {}\n" + source;
-    json::object m;
-    m["op"] = "evaluate";
-    m["name"] = "c0001";
-    m["candidate"] = std::move(cand);
-    return m;
-}
-
-json::object load_msg()
-{
-    json::array cases;
-    cases.emplace_back(json::object{{"name", "small"}, {"role", "correctness"}});
-    cases.emplace_back(json::object{{"name", "big"}, {"role", "performance"}});
-    json::object w;
-    w["name"] = "fake";
-    w["cases"] = std::move(cases);
-    w["reference_source"] = "extern \"C\" __global__ void ref() {}";
-    json::object m;
-    m["op"] = "load_workload";
-    m["workload"] = std::move(w);
-    m["hidden_seed"] = 7;
-    return m;
-}
-
 /// Starts a fake GPU worker, loads the fake workload and sends one evaluate; returns the exception.
 asio::awaitable<std::optional<system_error>> evaluate_expecting_error(worker_process& w,
                                                                       std::string source,
