@@ -319,13 +319,14 @@ asio::awaitable<gpu_evaluation> gpu_executor::evaluate(evaluate_request req)
 
     if (!worker_ok(resp))
     {
-        // The worker refused the request (bad_request, no_workload, internal): nothing ran on the
-        // GPU; the candidate is recorded as invalid with the worker's reason.
+        // The worker refused the request (bad_request, no_workload) or failed outside the kernel
+        // (internal): the candidate is recorded as invalid with the worker's reason. When that
+        // failure lost the CUDA context the answer also says "worker_restart", and the worker is
+        // replaced now, not found dead by the next candidate.
         out.result =
             protocol::evaluation_result::invalid("worker_error", worker_error_text(resp), out.busy_ms);
-        co_return out;
     }
-    if (const json::value* r = lenient::value_at(resp, "result"))
+    else if (const json::value* r = lenient::value_at(resp, "result"))
     {
         try
         {

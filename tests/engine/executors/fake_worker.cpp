@@ -31,6 +31,9 @@
 //   FAKE: invalid=KIND         status invalid, failure.kind KIND (e.g. mismatch), on the first case
 //   FAKE: fault                answer invalid/fault with "worker_restart": true, then exit 3
 //   FAKE: launch_hang          answer invalid/hang with "worker_restart": true, then exit 3
+//   FAKE: context_lost         answer ok:false, kind internal, with "worker_restart": true, then
+//                              exit 3 (what the real worker says when an error outside the kernel
+//                              loses the CUDA context)
 //   FAKE: hang                 never answer (sleep forever): the engine's deadline must fire
 //   FAKE: crash[=N]            exit with code N (default 86) without answering
 //   FAKE: crash_once=PATH      exit 86 without answering unless PATH exists; create PATH first (so
@@ -425,6 +428,15 @@ void handle_evaluate(const json::object& req)
     if (auto it = m.find("wait_for"); it != m.end())
         wait_for_file(it->second, name);
     sleep_ms(marker_int(m, "evaluate_ms", g_cfg.evaluate_ms));
+    if (m.count("context_lost"))
+    {
+        auto resp = fail(id, "internal", "evaluate: the CUDA context is lost and the worker restarts (fake)");
+        resp["worker_restart"] = true;
+        log_event("evaluate_end", name);
+        send(resp);
+        log_event("fault", name);
+        ::_exit(3);
+    }
 
     json::object timing;
     if (auto* t = req.if_contains("timing"); t && t->is_object())

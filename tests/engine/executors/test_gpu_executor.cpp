@@ -220,6 +220,54 @@ BOOST_AUTO_TEST_CASE(a_worker_lost_mid_evaluation_is_restarted_and_the_candidate
     BOOST_TEST((ended == std::vector<int>{hellos[1].pid}));
 }
 
+BOOST_AUTO_TEST_CASE(a_refusal_that_loses_the_context_restarts_the_worker_at_once)
+{
+    // The real worker answers ok:false (kind internal) with "worker_restart" when a CUDA error
+    // outside the kernel loses the context, then exits. The executor replaces it right there: the
+    // candidate is invalid with the worker's reason and carries the restart, and the next candidate
+    // meets a loaded worker instead of a dead one.
+    {
+        gpu_executor gpu(ioc, launch(), 0, {});
+        std::vector<gpu_evaluation> results;
+        auto body = [&]() -> asio::awaitable<void>
+        {
+            co_await gpu.start();
+            co_await gpu.load(w, 55);
+            results.push_back(co_await gpu.evaluate(request_for(w, "c0", "FAKE: context_lost")));
+            results.push_back(co_await gpu.evaluate(request_for(w, "c1", "FAKE: median_us=21")));
+            co_await gpu.stop();
+        };
+        run_coro(ioc, body());
+        BOOST_REQUIRE(results.size() == 2u);
+        const auto& lost = results[0];
+        BOOST_TEST(status(lost) == "invalid");
+        BOOST_TEST(failure_kind(lost) == "worker_error");
+        BOOST_TEST(lost.result.failure->message.find("the CUDA context is lost") != std::string::npos,
+                   json::serialize(lost.result.to_json()));
+        BOOST_TEST(lost.worker_restarted);
+        BOOST_TEST(lost.restart_reason == "worker_error");
+        BOOST_TEST(lost.restart_ms > 0);
+        BOOST_TEST(status(results[1]) == "valid");
+        BOOST_TEST(!results[1].worker_restarted);
+        BOOST_TEST(results[1].result.score_us.value_or(0) == 21.0, boost::test_tools::tolerance(1e-9));
+        BOOST_TEST(gpu.restarts() == 1);
+    }
+    drain();
+
+    // c1 began only once, on the second worker, which was loaded with the same hidden seed first.
+    auto events = read_fake_log(log);
+    auto hellos = events_named(events, "hello");
+    auto loads = events_named(events, "load");
+    BOOST_REQUIRE(hellos.size() == 2u);
+    BOOST_REQUIRE(loads.size() == 2u);
+    BOOST_TEST(loads[1].name == "55");
+    std::vector<int> began;
+    for (const auto& e : events_named(events, "evaluate_begin"))
+        if (e.name == "c1")
+            began.push_back(e.pid);
+    BOOST_TEST((began == std::vector<int>{hellos[1].pid}));
+}
+
 BOOST_AUTO_TEST_CASE(concurrent_requests_run_in_fifo_order_one_at_a_time)
 {
     {
