@@ -26,6 +26,18 @@ namespace warpsmith::detail
 
 inline constexpr double max_exact_integer = 9007199254740992.0;  // 2^53
 
+// ---- file names (workload.cpp) ------------------------------------------------------------------
+
+/// Where a workload's file names resolve and which files they may reach.
+struct file_root
+{
+    std::filesystem::path dir;
+    file_scope scope = file_scope::anywhere;
+};
+
+/// The file `name` (non-empty) names, lexically normal; fails at loc when the scope refuses it.
+std::filesystem::path resolve_file(const std::string& name, const file_root& root, const json_location& loc);
+
 // ---- names and expressions (workload_signature.cpp) ---------------------------------------------
 
 /// 'name', for messages.
@@ -53,7 +65,7 @@ bool is_valid_case_name(std::string_view name);
 workload_case parse_case(const boost::json::value& v,
                          const json_location& loc,
                          const workload& w,
-                         const std::filesystem::path& dir);
+                         const file_root& files);
 
 // ---- kernels, tunables and launch plans (workload_kernels.cpp) ----------------------------------
 
@@ -70,7 +82,7 @@ kernel_parse parse_kernel(const json_reader& top,
                           bool required,
                           const std::string& default_entry,
                           const launch_plan& default_launch,
-                          const std::filesystem::path& dir);
+                          const file_root& files);
 std::map<std::string, std::vector<std::int64_t>> parse_tunables(const boost::json::value& v,
                                                                 const json_location& loc,
                                                                 const signature& sig);
