@@ -288,8 +288,9 @@ std::pair<double, double> integer_range(dtype t)
 
 bool is_valid_case_name(std::string_view name)
 {
-    // Case names become file names (requests/<case>.json), so they stay portable and unhidden.
-    return !name.empty() && name[0] != '.' &&
+    // Case names become file names (requests/<case>.json, profiles/cNNNN-<case>.ncu-rep), so they
+    // stay portable, unhidden and well under the 255 bytes a file name may have.
+    return !name.empty() && name.size() <= max_case_name_length && name[0] != '.' &&
            std::all_of(name.begin(),
                        name.end(),
                        [](char ch) {
@@ -311,7 +312,8 @@ workload_case parse_case(const boost::json::value& v,
     {
         r.at("name").fail(
             quote(c.name) +
-            " is not a valid case name (letters, digits, '_', '-' and '.', not starting with '.')");
+            " is not a valid case name (letters, digits, '_', '-' and '.', not starting with '.', at most " +
+            std::to_string(max_case_name_length) + " characters)");
     }
     if (w.find_case(c.name))
         r.at("name").fail("case " + quote(c.name) + " is listed twice");

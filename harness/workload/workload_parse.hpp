@@ -12,6 +12,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -59,7 +60,9 @@ boost::json::object tolerance_json(const tolerance& tol);
 boost::json::value compact_number(double v);
 /// The integer range of an integer dtype, as doubles for range checks (both ends are exact).
 std::pair<double, double> integer_range(dtype t);
-/// Case and baseline names become file names, so they stay portable and unhidden.
+/// The longest case or baseline name: with a prefix and an extension it is still a file name.
+inline constexpr std::size_t max_case_name_length = 100;
+/// Case and baseline names become file names, so they stay portable, unhidden and short.
 bool is_valid_case_name(std::string_view name);
 /// Parses cases[i] against the signature and tunables already read into w.
 workload_case parse_case(const boost::json::value& v,

@@ -252,7 +252,15 @@ BOOST_AUTO_TEST_CASE(cases_and_values)
     BOOST_TEST(
         error_after([](auto& w) { case_at(w, 1)["name"] = "a/b"; }) ==
         "w.json: cases[1].name: 'a/b' is not a valid case name (letters, digits, '_', '-' and '.', not "
-        "starting with '.')");
+        "starting with '.', at most 100 characters)");
+    // A case name becomes requests/<case>.json: 300 characters passed the load and failed the
+    // evaluation's last step (File name too long).
+    BOOST_TEST(error_after([](auto& w) { case_at(w, 1)["name"] = std::string(100, 'x'); }) ==
+               "<no exception thrown>");
+    BOOST_TEST(error_after([](auto& w) { case_at(w, 1)["name"] = std::string(101, 'x'); }) ==
+               "w.json: cases[1].name: '" + std::string(101, 'x') +
+                   "' is not a valid case name (letters, digits, '_', '-' and '.', not starting with '.', at "
+                   "most 100 characters)");
     BOOST_TEST(error_after([](auto& w) { case_at(w, 1)["role"] = "perf"; }) ==
                "w.json: cases[1].role: unknown role 'perf' (expected correctness or performance)");
     BOOST_TEST(error_after([](auto& w) { case_at(w, 0)["value"] = j("{}"); }) ==
