@@ -44,11 +44,12 @@ std::string now_utc()
     return buf;
 }
 
-/// A file-name-safe form of a workload name.
+/// A file-name-safe form of a workload name: its first 100 bytes, so that <name>-<16 hex>.jsonl
+/// stays a file name (255 bytes at most) whatever the workload is called.
 std::string safe_name(std::string_view name)
 {
     std::string s;
-    for (char c : name)
+    for (char c : name.substr(0, 100))
         s += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
     if (s.empty() || s[0] == '.')
         s.insert(s.begin(), '_');

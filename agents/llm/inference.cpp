@@ -252,6 +252,13 @@ merged_workload merge_inferred(const json::object& given,
                     continue;
                 }
                 json::object c = arr[i].get_object();
+                // Only the schema's keys: an "inputs" entry could name a host file ("gen": "file"),
+                // which loading would read and the worker would upload for mismatch reports to show.
+                for (const auto& kv : c)
+                    if (kv.key() != "name" && kv.key() != "role" && kv.key() != "values")
+                        problems.push_back(where + "." + std::string(kv.key()) +
+                                           ": not part of an inferred case (name, role and values only; "
+                                           "inputs are generated)");
                 if (const json::array* vals = lenient::array_at(c, "values"))
                 {
                     json::object ints, fl;

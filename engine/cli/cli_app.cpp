@@ -4,6 +4,7 @@
 #include "harness/core/data_directory.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
+#include "harness/core/terminal_text.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
@@ -72,7 +73,7 @@ void bind_logging(log_level min)
         return l;
     }();
     auto sink = [](log_level level, std::string_view message)
-    { logger->log(to_spdlog(level), "{}", message); };
+    { logger->log(to_spdlog(level), "{}", terminal_text(message)); };
     set_log_sink(sink, min);
 }
 
@@ -110,7 +111,7 @@ std::string one_line(std::string_view text)
         pending_break = false;
         out += c == '\t' ? ' ' : c;
     }
-    return out;
+    return terminal_text(out);
 }
 
 void exit_with(int code)

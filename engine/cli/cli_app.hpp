@@ -76,7 +76,8 @@ struct worker_options
     worker_launch launch() const;
 };
 
-/// One line: newlines and tabs become "; " / " " (what() of deep errors may span lines).
+/// One line: newlines and tabs become "; " / " " (what() of deep errors may span lines), and other
+/// control characters are shown as \xNN (terminal_text: errors quote names others wrote).
 std::string one_line(std::string_view text);
 
 }  // namespace warpsmith

@@ -242,7 +242,8 @@ json::object reopen_run(session_plan& p, const search_session_args& a)
         p.search.grace_seconds = a.grace_seconds;
     if (a.given("--confirm-top"))
         p.search.confirm_top = a.confirm_top;
-    p.work = workload::load(p.run->workload_dir() / "workload.json");
+    // The run's own self-contained copy, written by warpsmith: input files by absolute path.
+    p.work = workload::load(p.run->workload_dir() / "workload.json", file_scope::anywhere);
     p.resume = replay_events(read_journal(p.run->journal_path()).events);
     p.run_info = std::move(run_json.get_object());
     // A session still "running" was killed (it never wrote its end).

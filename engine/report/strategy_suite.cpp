@@ -250,6 +250,13 @@ strategy_suite parse_strategy_suite(const json::value& v, const fs::path& dir, s
     s.name = std::string(name->get_string());
     if (!valid_name(s.name))
         fail(origin, "name", "'" + s.name + "' may use letters, digits and - _ . / + only");
+    // The runs go to <results>/bench-<name>: a part ".." would put them elsewhere
+    // ("x/../../../elsewhere"), and "." only spells a name twice.
+    for (const auto& part : fs::path(s.name))
+        if (part == "." || part == "..")
+            fail(origin,
+                 "name",
+                 "'" + s.name + "' has a '.' or '..' part (the runs go to <results>/bench-<name>)");
     if (const auto* d = r.find("description"))
     {
         if (!d->is_string())

@@ -18,6 +18,50 @@ namespace warpsmith
 
 namespace fs = std::filesystem;
 
+namespace detail
+{
+
+namespace
+{
+
+/// True when p (lexically normal) is dir or lies under it.
+bool lies_under(const fs::path& p, const fs::path& dir)
+{
+    const fs::path rel = p.lexically_relative(dir);
+    return !rel.empty() && *rel.begin() != "..";
+}
+
+}  // namespace
+
+fs::path resolve_file(const std::string& name, const file_root& root, const json_location& loc)
+{
+    const bool absolute = fs::path(name).is_absolute();
+    const fs::path p = (absolute ? fs::path(name) : root.dir / name).lexically_normal();
+    if (root.scope == file_scope::anywhere)
+        return p;
+    // A workload someone hands over must not make warpsmith read other files of the machine (a
+    // reference is copied into the run directory and shown to the model; an input file is uploaded
+    // and its values appear in mismatch reports).
+    const std::string rule =
+        ": a workload names its files by relative paths inside its own directory (docs/workload-format.md)";
+    if (std::any_of(name.begin(),
+                    name.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+        loc.fail("a file name holds a control character" + rule);
+    if (absolute)
+        loc.fail(quote(name) + " is absolute" + rule);
+    if (!lies_under(p, root.dir))
+        loc.fail(quote(name) + " leaves the directory" + rule);
+    std::error_code ec_file, ec_dir;
+    const fs::path real = fs::weakly_canonical(p, ec_file);
+    const fs::path real_dir = fs::weakly_canonical(root.dir, ec_dir);
+    if (ec_file || ec_dir || !lies_under(real, real_dir))
+        loc.fail(quote(name) + " leads out of the directory through a symbolic link" + rule);
+    return p;
+}
+
+}  // namespace detail
+
 const workload_case* workload::find_case(std::string_view case_name) const
 {
     for (const auto& c : cases)
@@ -73,7 +117,7 @@ std::int64_t workload::buffer_bytes(const param& p, const workload_case& c) cons
     return bytes;
 }
 
-workload workload::load(const fs::path& path)
+workload workload::load(const fs::path& path, file_scope scope)
 {
     std::error_code ec;
     fs::path file = path;
@@ -97,12 +141,15 @@ workload workload::load(const fs::path& path)
     dir = fs::absolute(dir.empty() ? fs::path(".") : dir, ec).lexically_normal();
     if (!dir.empty() && !dir.has_filename())
         dir = dir.parent_path();  // "a/b/" -> "a/b"
-    return from_json(v, dir, file.string());
+    return from_json(v, dir, file.string(), scope);
 }
 
 // A json_error is the user's to fix, like every other problem of a workload: one line naming the
 // file and the field.
-workload workload::from_json(const boost::json::value& v, const fs::path& dir, std::string_view origin)
+workload workload::from_json(const boost::json::value& v,
+                             const fs::path& dir,
+                             std::string_view origin,
+                             file_scope scope)
 try
 {
     const json_location root(std::string(origin), {});
@@ -133,6 +180,7 @@ try
                      "roofline"});
     workload w;
     w.dir = dir;
+    const detail::file_root files{dir, scope};
     w.name = top.require_string("name");
     if (w.name.empty())
         top.at("name").fail("must not be empty");
@@ -149,13 +197,13 @@ try
     if (cases.empty())
         top.at("cases").fail("must list at least one case");
     for (std::size_t i = 0; i < cases.size(); ++i)
-        w.cases.push_back(detail::parse_case(cases[i], top.at("cases").index(i), w, dir));
+        w.cases.push_back(detail::parse_case(cases[i], top.at("cases").index(i), w, files));
 
     // The default launch plan, then the kernels, each of which may override it.
     w.launch = launch_plan::from_json(top.require("launch"), top.at("launch").text());
-    auto reference = detail::parse_kernel(top, "reference", true, w.sig.entry, w.launch, dir);
-    auto initial = detail::parse_kernel(top, "initial", false, w.sig.entry, w.launch, dir);
-    auto tunable = detail::parse_kernel(top, "tunable", false, w.sig.entry, w.launch, dir);
+    auto reference = detail::parse_kernel(top, "reference", true, w.sig.entry, w.launch, files);
+    auto initial = detail::parse_kernel(top, "initial", false, w.sig.entry, w.launch, files);
+    auto tunable = detail::parse_kernel(top, "tunable", false, w.sig.entry, w.launch, files);
     w.reference = std::move(*reference.kernel);
     w.initial = std::move(initial.kernel);
     w.tunable = std::move(tunable.kernel);

@@ -143,6 +143,16 @@ struct roofline_work
     std::string note;
 };
 
+/// Which files the file names of a workload (reference, initial, tunable, input files) may reach.
+enum class file_scope
+{
+    /// Relative names that stay inside the workload's directory, symbolic links followed: a
+    /// workload someone hands over reads no other file of the machine (docs/workload-format.md).
+    workload_dir,
+    /// Absolute names too: the self-contained form the engine writes (workers, run directories).
+    anywhere,
+};
+
 struct workload
 {
     std::string name;
@@ -184,8 +194,9 @@ struct workload
     /// Loads WORKLOAD: a directory holding workload.json, or a .json file. Relative file names
     /// (reference, initial, tunable, input files) resolve against its directory. Every problem
     /// throws user_error naming the file and field: "sgemm/workload.json: cases[2].values: 'K' is
-    /// missing (needed by A.count)".
-    static workload load(const std::filesystem::path& path);
+    /// missing (needed by A.count)". A run's own workload/workload.json (the self-contained form,
+    /// input files by absolute path) is loaded with file_scope::anywhere.
+    static workload load(const std::filesystem::path& path, file_scope scope = file_scope::workload_dir);
 
     /// Parses an already-read JSON object; dir resolves relative paths; origin names it in errors.
     /// Sources may be given inline as "reference_source"/"initial_source"/"tunable_source" strings
@@ -193,7 +204,8 @@ struct workload
     /// are errors everywhere in a workload, so typos never pass silently.
     static workload from_json(const boost::json::value& v,
                               const std::filesystem::path& dir,
-                              std::string_view origin);
+                              std::string_view origin,
+                              file_scope scope = file_scope::anywhere);
 
     /// A self-contained JSON form: every source inlined, file inputs as absolute paths. Round-trips
     /// through from_json. This is what workers receive.

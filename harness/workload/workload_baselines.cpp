@@ -72,7 +72,8 @@ std::vector<baseline_spec> parse_baselines(const boost::json::value& v,
         b.name = r.require_string("name");
         if (!is_valid_case_name(b.name))
             r.at("name").fail(quote(b.name) +
-                              " is not a valid baseline name (letters, digits, '_', '-' and '.')");
+                              " is not a valid baseline name (letters, digits, '_', '-' and '.', at most " +
+                              std::to_string(max_case_name_length) + " characters)");
         for (const auto& other : out)
         {
             if (other.name == b.name)

@@ -39,7 +39,7 @@ std::optional<input_kind> parse_input_kind(std::string_view s)
 input_spec parse_input_spec(const boost::json::value& v,
                             const json_location& loc,
                             dtype t,
-                            const fs::path& dir)
+                            const file_root& files)
 {
     const json_reader spec(v, loc);
     if (!spec.find("gen"))
@@ -120,8 +120,7 @@ input_spec parse_input_spec(const boost::json::value& v,
             const std::string path = r.require_string("path");
             if (path.empty())
                 r.at("path").fail("must not be empty");
-            s.path = fs::path(path).is_absolute() ? fs::path(path) : (dir / path);
-            s.path = s.path.lexically_normal();
+            s.path = resolve_file(path, files, r.at("path"));
             std::error_code ec;
             if (!fs::is_regular_file(s.path, ec))
                 r.at("path").fail("file '" + s.path.string() + "' does not exist or is not a regular file");
@@ -219,7 +218,7 @@ void check_buffer_counts(const json_reader& r, const workload& w, const workload
     }
 }
 
-void parse_case_inputs(const json_reader& r, const workload& w, const fs::path& dir, workload_case& c)
+void parse_case_inputs(const json_reader& r, const workload& w, const file_root& files, workload_case& c)
 {
     const auto* ins = r.find("inputs");
     if (!ins)
@@ -233,7 +232,7 @@ void parse_case_inputs(const json_reader& r, const workload& w, const fs::path& 
             iloc.fail(quote(name) + " is not a buffer parameter");
         if (!p->is_input())
             iloc.fail(quote(name) + " is an out buffer; only in and inout buffers take inputs");
-        input_spec s = parse_input_spec(kv.value(), iloc.key(name), p->type, dir);
+        input_spec s = parse_input_spec(kv.value(), iloc.key(name), p->type, files);
         if (s.kind == input_kind::file)
         {
             // Checked here as well as at generation, so that a wrong file fails at load time.
@@ -289,8 +288,9 @@ std::pair<double, double> integer_range(dtype t)
 
 bool is_valid_case_name(std::string_view name)
 {
-    // Case names become file names (requests/<case>.json), so they stay portable and unhidden.
-    return !name.empty() && name[0] != '.' &&
+    // Case names become file names (requests/<case>.json, profiles/cNNNN-<case>.ncu-rep), so they
+    // stay portable, unhidden and well under the 255 bytes a file name may have.
+    return !name.empty() && name.size() <= max_case_name_length && name[0] != '.' &&
            std::all_of(name.begin(),
                        name.end(),
                        [](char ch) {
@@ -303,7 +303,7 @@ bool is_valid_case_name(std::string_view name)
 workload_case parse_case(const boost::json::value& v,
                          const json_location& loc,
                          const workload& w,
-                         const fs::path& dir)
+                         const file_root& files)
 {
     json_reader r(v, loc, {"name", "role", "values", "float_values", "inputs", "seed"});
     workload_case c;
@@ -312,7 +312,8 @@ workload_case parse_case(const boost::json::value& v,
     {
         r.at("name").fail(
             quote(c.name) +
-            " is not a valid case name (letters, digits, '_', '-' and '.', not starting with '.')");
+            " is not a valid case name (letters, digits, '_', '-' and '.', not starting with '.', at most " +
+            std::to_string(max_case_name_length) + " characters)");
     }
     if (w.find_case(c.name))
         r.at("name").fail("case " + quote(c.name) + " is listed twice");
@@ -327,7 +328,7 @@ workload_case parse_case(const boost::json::value& v,
     }
     parse_case_values(r, w, c);
     check_buffer_counts(r, w, c);
-    parse_case_inputs(r, w, dir, c);
+    parse_case_inputs(r, w, files, c);
     c.seed = r.find("seed") ? as_uint64(*r.find("seed"), r.at("seed")) : derived_case_seed(w.seed, c.name);
     return c;
 }

@@ -17,7 +17,7 @@ kernel_parse parse_kernel(const json_reader& top,
                           bool required,
                           const std::string& default_entry,
                           const launch_plan& default_launch,
-                          const fs::path& dir)
+                          const file_root& files)
 {
     const std::string source_key = key + "_source";
     const std::string entry_key = key + "_entry";
@@ -87,8 +87,7 @@ kernel_parse parse_kernel(const json_reader& top,
     {
         if (file_name.empty())
             file_loc.fail("must not be empty");
-        fs::path p = fs::path(file_name).is_absolute() ? fs::path(file_name) : dir / file_name;
-        p = p.lexically_normal();
+        const fs::path p = resolve_file(file_name, files, file_loc);
         std::error_code ec;
         if (!fs::exists(p, ec))
             file_loc.fail("file '" + p.string() + "' does not exist");

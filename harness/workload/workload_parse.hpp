@@ -12,6 +12,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -25,6 +26,18 @@ namespace warpsmith::detail
 {
 
 inline constexpr double max_exact_integer = 9007199254740992.0;  // 2^53
+
+// ---- file names (workload.cpp) ------------------------------------------------------------------
+
+/// Where a workload's file names resolve and which files they may reach.
+struct file_root
+{
+    std::filesystem::path dir;
+    file_scope scope = file_scope::anywhere;
+};
+
+/// The file `name` (non-empty) names, lexically normal; fails at loc when the scope refuses it.
+std::filesystem::path resolve_file(const std::string& name, const file_root& root, const json_location& loc);
 
 // ---- names and expressions (workload_signature.cpp) ---------------------------------------------
 
@@ -47,13 +60,15 @@ boost::json::object tolerance_json(const tolerance& tol);
 boost::json::value compact_number(double v);
 /// The integer range of an integer dtype, as doubles for range checks (both ends are exact).
 std::pair<double, double> integer_range(dtype t);
-/// Case and baseline names become file names, so they stay portable and unhidden.
+/// The longest case or baseline name: with a prefix and an extension it is still a file name.
+inline constexpr std::size_t max_case_name_length = 100;
+/// Case and baseline names become file names, so they stay portable, unhidden and short.
 bool is_valid_case_name(std::string_view name);
 /// Parses cases[i] against the signature and tunables already read into w.
 workload_case parse_case(const boost::json::value& v,
                          const json_location& loc,
                          const workload& w,
-                         const std::filesystem::path& dir);
+                         const file_root& files);
 
 // ---- kernels, tunables and launch plans (workload_kernels.cpp) ----------------------------------
 
@@ -70,7 +85,7 @@ kernel_parse parse_kernel(const json_reader& top,
                           bool required,
                           const std::string& default_entry,
                           const launch_plan& default_launch,
-                          const std::filesystem::path& dir);
+                          const file_root& files);
 std::map<std::string, std::vector<std::int64_t>> parse_tunables(const boost::json::value& v,
                                                                 const json_location& loc,
                                                                 const signature& sig);

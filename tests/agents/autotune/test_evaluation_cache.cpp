@@ -130,6 +130,22 @@ BOOST_AUTO_TEST_CASE(round_trip_through_the_file)
     BOOST_TEST(evaluation_cache::files_for(w, dir.path() / "nowhere").empty());
 }
 
+BOOST_AUTO_TEST_CASE(a_long_workload_name_still_makes_a_file_name)
+{
+    // The workload name is free text; <name>-<16 hex>.jsonl must stay under 255 bytes, or tune
+    // stops with "cannot open the evaluation cache" (File name too long).
+    test::temp_dir dir;
+    auto w = test::vscale_workload();
+    w.name = std::string(300, 'w') + "/../x";
+    evaluation_cache cache(w, test::h200_device(), cold_timing(), dir.path());
+    const auto a = point_candidate(w, 256, 2, 0);
+    cache.store(make_cache_entry(cache.key(a), a, test::fake_result(w, 12.5), "c0001", "run-001"));
+    BOOST_TEST(cache.file().parent_path() == dir.path());
+    BOOST_TEST(cache.file().filename().string().size() <= 128u);
+    BOOST_TEST(evaluation_cache::files_for(w, dir.path()) ==
+               std::vector<std::filesystem::path>{cache.file()});
+}
+
 BOOST_AUTO_TEST_CASE(later_entries_win_and_torn_lines_are_skipped)
 {
     test::temp_dir dir;

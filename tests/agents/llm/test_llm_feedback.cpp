@@ -449,6 +449,27 @@ BOOST_AUTO_TEST_CASE(merge_reports_shape_problems)
     BOOST_TEST(merge_inferred(json::object{}, json::value(1), "").problems.size() == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(merge_refuses_case_keys_outside_the_schema)
+{
+    // A model answer (fenced block, or a server that ignores the schema) whose case reads its input
+    // from a host file: loading it would read the file (its size comes back in the error), the worker
+    // would upload it, and mismatch reports would show its bytes to the model.
+    auto a = sgemm_inference_answer();
+    auto& cases = a["cases"].as_array();
+    cases[0].as_object()["inputs"] =
+        json::object{{"A", json::object{{"gen", "file"}, {"path", "/etc/hostname"}}}};
+    cases[1].as_object()["seed"] = 7;
+    const auto m = merge_inferred(json::object{}, a, "");
+    BOOST_TEST(!m.json);
+    BOOST_REQUIRE(m.problems.size() == 2u);
+    BOOST_TEST(m.problems[0] ==
+               "cases[0].inputs: not part of an inferred case (name, role and values only; inputs are "
+               "generated)");
+    BOOST_TEST(m.problems[1] ==
+               "cases[1].seed: not part of an inferred case (name, role and values only; inputs are "
+               "generated)");
+}
+
 BOOST_AUTO_TEST_CASE(reference_load_report)
 {
     const auto ok = json::parse(R"({"cases": [{"name": "a", "reference": {"all_zero": {"C": false},

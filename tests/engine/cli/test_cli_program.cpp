@@ -6,6 +6,8 @@
 
 #include <boost/json.hpp>
 
+#include <fstream>
+
 namespace json = boost::json;
 namespace fs = std::filesystem;
 using namespace warpsmith;
@@ -90,6 +92,26 @@ BOOST_AUTO_TEST_CASE(version_help_and_bad_flags)
         run_warpsmith({"eval", vadd(), "--kernel", vadd("vec4.cu"), "--timing", "warm"}, cwd.path());
     BOOST_TEST(bad_value.rc == 2);
     BOOST_TEST(one_error_line(bad_value.err), bad_value.err);
+}
+
+BOOST_AUTO_TEST_CASE(errors_show_control_characters_instead_of_sending_them)
+{
+    // A downloaded workload whose case name is a terminal escape: the error quotes the name, and
+    // printed raw it would clear the screen and retitle the terminal.
+    temp_dir cwd;
+    fs::create_directories(cwd.path() / "w");
+    std::ofstream(cwd.path() / "w" / "workload.json") << R"j({"name": "w",
+      "signature": {"entry": "k", "params": [{"name": "n", "kind": "scalar", "type": "int32"},
+        {"name": "y", "kind": "buffer", "type": "float32", "dir": "out", "count": "n"}]},
+      "cases": [{"name": "\u001b[2J\u001b]0;pwned\u0007", "values": {"n": 4}}],
+      "reference_source": "x", "launch": {"grid": [1], "block": [32]}})j";
+    auto r = run_warpsmith({"eval", "w", "--kernel", vadd("vec4.cu")}, cwd.path());
+    BOOST_TEST(r.rc == 2);
+    BOOST_TEST(one_error_line(r.err), r.err);
+    BOOST_TEST(r.err.find('\x1b') == std::string::npos);
+    BOOST_TEST(r.err.find('\x07') == std::string::npos);
+    BOOST_TEST(r.err.find("'\\x1b[2J\\x1b]0;pwned\\x07' is not a valid case name") != std::string::npos,
+               r.err);
 }
 
 BOOST_AUTO_TEST_CASE(compile_reports_resources_and_failures)

@@ -186,6 +186,13 @@ BOOST_AUTO_TEST_CASE(bad_suites_are_one_line_errors_naming_the_field)
          "strategies[0].temperature: unknown key"},
         {R"({"name": "has space", "workloads": ["a"], "seeds": [1], "budget": {"candidates": 1}, "strategies": [{"provider": "s"}]})",
          "suite.json: name: 'has space' may use"},
+        {R"({"name": "x/../../../elsewhere", "workloads": ["a"], "seeds": [1], "budget": {"candidates": 1}, "strategies": [{"provider": "s"}]})",
+         "suite.json: name: 'x/../../../elsewhere' has a '.' or '..' part (the runs go to "
+         "<results>/bench-<name>)"},
+        {R"({"name": "/..", "workloads": ["a"], "seeds": [1], "budget": {"candidates": 1}, "strategies": [{"provider": "s"}]})",
+         "'/..' has a '.' or '..' part"},
+        {R"({"name": "a/./b", "workloads": ["a"], "seeds": [1], "budget": {"candidates": 1}, "strategies": [{"provider": "s"}]})",
+         "'a/./b' has a '.' or '..' part"},
     };
     for (const auto& [text, expected] : cases)
     {

@@ -6,9 +6,11 @@
 #include "harness/core/json_file.hpp"
 #include "harness/workload/workload.hpp"
 #include "tests/harness/workload/workload_test_util.hpp"
+#include "tests/support/test_paths.hpp"
 
 #include <boost/test/unit_test.hpp>
 
+#include <fstream>
 #include <functional>
 
 using namespace warpsmith;
@@ -108,6 +110,81 @@ BOOST_AUTO_TEST_CASE(bad_files)
                workload_data_dir().string() + ": not a workload directory (it has no workload.json)");
 }
 
+// A workload someone hands over names its files inside its own directory: a reference, kernel or
+// input file outside it (absolute, "..", a symbolic link) would be read, copied into the run
+// directory and shown to the model. The self-contained form (from_json) keeps absolute paths.
+BOOST_AUTO_TEST_CASE(file_names_stay_inside_the_workload_directory)
+{
+    test::temp_dir tmp;
+    const auto dir = tmp.path() / "w";
+    std::filesystem::create_directories(dir / "kernels");
+    auto write = [](const std::filesystem::path& p, const std::string& text)
+    { std::ofstream(p, std::ios::binary) << text; };
+    const std::string kernel = "extern \"C\" __global__ void k(int n, const float* x, float* y) {}\n";
+    write(tmp.path() / "secret.cu", kernel);
+    write(tmp.path() / "secret.bin", std::string(40, 'S'));
+    write(dir / "kernels" / "ref.cu", kernel);
+    write(dir / "x.bin", std::string(40, '\0'));
+    std::filesystem::create_symlink(tmp.path() / "secret.cu", dir / "link.cu");
+    std::filesystem::create_symlink(tmp.path() / "secret.bin", dir / "link.bin");
+    std::filesystem::create_directory_symlink(tmp.path(), dir / "up");
+
+    auto load_with = [&](const std::string& reference, const std::string& input)
+    {
+        write(dir / "workload.json",
+              R"j({"name": "w", "signature": {"entry": "k", "params": [
+                     {"name": "n", "kind": "scalar", "type": "int32"},
+                     {"name": "x", "kind": "buffer", "type": "float32", "dir": "in", "count": "n"},
+                     {"name": "y", "kind": "buffer", "type": "float32", "dir": "out", "count": "n"}]},
+                   "cases": [{"name": "a", "values": {"n": 10},
+                              "inputs": {"x": {"gen": "file", "path": ")j" +
+                  input + R"j("}}}],
+                   "reference": ")j" +
+                  reference + R"j(", "launch": {"grid": [1], "block": [32]}})j");
+        return error_of<user_error>([&] { (void)workload::load(dir); });
+    };
+    const std::string file = (dir / "workload.json").string();
+    const std::string rule =
+        ": a workload names its files by relative paths inside its own directory (docs/workload-format.md)";
+
+    BOOST_TEST(load_with("kernels/ref.cu", "x.bin") == "<no exception thrown>");
+    BOOST_TEST(load_with("./kernels/../kernels/ref.cu", "x.bin") == "<no exception thrown>");
+    const std::string abs = (tmp.path() / "secret.cu").string();
+    BOOST_TEST(load_with(abs, "x.bin") == file + ": reference: '" + abs + "' is absolute" + rule);
+    BOOST_TEST(load_with("../secret.cu", "x.bin") ==
+               file + ": reference: '../secret.cu' leaves the directory" + rule);
+    BOOST_TEST(load_with("kernels/../../secret.cu", "x.bin") ==
+               file + ": reference: 'kernels/../../secret.cu' leaves the directory" + rule);
+    BOOST_TEST(load_with("link.cu", "x.bin") ==
+               file + ": reference: 'link.cu' leads out of the directory through a symbolic link" + rule);
+    BOOST_TEST(load_with("up/secret.cu", "x.bin") ==
+               file + ": reference: 'up/secret.cu' leads out of the directory through a symbolic link" +
+                   rule);
+    BOOST_TEST(load_with("kernels/ref.cu", "../secret.bin") ==
+               file + ": cases[0].inputs.x.path: '../secret.bin' leaves the directory" + rule);
+    BOOST_TEST(load_with("kernels/ref.cu", "link.bin") ==
+               file +
+                   ": cases[0].inputs.x.path: 'link.bin' leads out of the directory through a symbolic link" +
+                   rule);
+    BOOST_TEST(load_with("kernels/ref.cu", (tmp.path() / "secret.bin").string()) ==
+               file + ": cases[0].inputs.x.path: '" + (tmp.path() / "secret.bin").string() + "' is absolute" +
+                   rule);
+    BOOST_TEST(load_with("ref\\u0000.cu", "x.bin") ==
+               file + ": reference: a file name holds a control character" + rule);
+
+    // The self-contained form the engine writes (workers, run directories) names input files by
+    // absolute paths: from_json takes it, and so does load with file_scope::anywhere (a run's
+    // workload/workload.json).
+    BOOST_REQUIRE(load_with("kernels/ref.cu", "x.bin") == "<no exception thrown>");
+    const auto self_contained = workload::load(dir).to_json();
+    BOOST_TEST(error_of<user_error>([&] { (void)workload::from_json(self_contained, "/", "self"); }) ==
+               "<no exception thrown>");
+    write_json_file(tmp.path() / "run-workload.json", self_contained);
+    BOOST_TEST(error_of<user_error>(
+                   [&] { (void)workload::load(tmp.path() / "run-workload.json", file_scope::anywhere); }) ==
+               "<no exception thrown>");
+}
+
 BOOST_AUTO_TEST_CASE(top_level_fields)
 {
     BOOST_TEST(error_after([](auto& w) { w.erase("name"); }) == "w.json: 'name' is missing");
@@ -175,7 +252,15 @@ BOOST_AUTO_TEST_CASE(cases_and_values)
     BOOST_TEST(
         error_after([](auto& w) { case_at(w, 1)["name"] = "a/b"; }) ==
         "w.json: cases[1].name: 'a/b' is not a valid case name (letters, digits, '_', '-' and '.', not "
-        "starting with '.')");
+        "starting with '.', at most 100 characters)");
+    // A case name becomes requests/<case>.json: 300 characters passed the load and failed the
+    // evaluation's last step (File name too long).
+    BOOST_TEST(error_after([](auto& w) { case_at(w, 1)["name"] = std::string(100, 'x'); }) ==
+               "<no exception thrown>");
+    BOOST_TEST(error_after([](auto& w) { case_at(w, 1)["name"] = std::string(101, 'x'); }) ==
+               "w.json: cases[1].name: '" + std::string(101, 'x') +
+                   "' is not a valid case name (letters, digits, '_', '-' and '.', not starting with '.', at "
+                   "most 100 characters)");
     BOOST_TEST(error_after([](auto& w) { case_at(w, 1)["role"] = "perf"; }) ==
                "w.json: cases[1].role: unknown role 'perf' (expected correctness or performance)");
     BOOST_TEST(error_after([](auto& w) { case_at(w, 0)["value"] = j("{}"); }) ==

@@ -1,0 +1,26 @@
+// What reaches the user's terminal: control characters from text others wrote are shown, not sent.
+
+#include "harness/core/terminal_text.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+using namespace warpsmith;
+
+BOOST_AUTO_TEST_SUITE(terminal_text_suite)
+
+BOOST_AUTO_TEST_CASE(control_characters_are_written_out)
+{
+    // A case name a model made up: clears the screen and retitles the window when printed raw.
+    BOOST_TEST(terminal_text("case '\x1b[2J\x1b]0;pwned\x07' is not valid") ==
+               "case '\\x1b[2J\\x1b]0;pwned\\x07' is not valid");
+    BOOST_TEST(terminal_text(std::string("a\0b\rc\bd\x7f", 8)) == "a\\x00b\\x0dc\\x08d\\x7f");
+    // C1 controls in UTF-8 (U+009B is CSI on some terminals); other UTF-8 stays.
+    BOOST_TEST(terminal_text("x\xc2\x9b"
+                             "31my") == "x\\xc2\\x9b31my");
+    BOOST_TEST(terminal_text("\xe2\x82\xac \xc2\xa0 \xc3\xa9") == "\xe2\x82\xac \xc2\xa0 \xc3\xa9");
+    // Lines and tabs stay: log messages may span lines.
+    BOOST_TEST(terminal_text("log:\n\tx") == "log:\n\tx");
+    BOOST_TEST(terminal_text("trailing \xc2") == "trailing \xc2");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
