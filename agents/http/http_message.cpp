@@ -1,6 +1,7 @@
 #include "agents/http/http_message.hpp"
 
 #include "harness/core/error.hpp"
+#include "harness/core/secret_redaction.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -94,8 +95,10 @@ std::string format_headers_redacted(const header_list& headers)
     return out;
 }
 
-std::string one_line_excerpt(std::string_view text, std::size_t max_bytes)
+std::string one_line_excerpt(std::string_view whole, std::size_t max_bytes)
 {
+    const std::string redacted = redact_secrets(whole);
+    std::string_view text = redacted;
     bool cut = text.size() > max_bytes;
     if (cut)
     {

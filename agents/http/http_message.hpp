@@ -80,6 +80,9 @@ bool is_sensitive_header(std::string_view name);
 std::string format_headers_redacted(const header_list& headers);
 
 /// One line (control characters replaced by spaces) of at most max_bytes, with "..." when cut.
+/// Secrets the process knows (secret_redaction.hpp) are replaced before the cut: an excerpt of a
+/// server's answer that echoes the API key must not end in the key's first bytes, which no later
+/// redaction would recognise.
 std::string one_line_excerpt(std::string_view text, std::size_t max_bytes = 300);
 
 }  // namespace warpsmith::http

@@ -1,5 +1,7 @@
 #include "agents/llm/credentials.hpp"
 
+#include "harness/core/secret_redaction.hpp"
+
 #include <boost/json.hpp>
 
 #include <cctype>
@@ -122,17 +124,7 @@ void redactor::add_secret(std::string secret)
 
 std::string redactor::apply(std::string_view text) const
 {
-    std::string out(text);
-    for (const auto& s : secrets_)
-    {
-        std::size_t pos = 0;
-        while ((pos = out.find(s, pos)) != std::string::npos)
-        {
-            out.replace(pos, s.size(), "[redacted]");
-            pos += 10;
-        }
-    }
-    return out;
+    return redact_values(text, secrets_);
 }
 
 json::value redactor::apply(const json::value& v) const

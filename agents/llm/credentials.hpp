@@ -34,7 +34,7 @@ struct api_key
 /// neither has a non-empty value.
 std::optional<api_key> find_api_key(const std::string& env_var, const std::filesystem::path& dotenv = ".env");
 
-/// Replaces registered secrets with "[redacted]" in text and JSON.
+/// Replaces registered secrets with redacted_marker ("[REDACTED]") in text and JSON.
 class redactor
 {
 public:

@@ -14,6 +14,45 @@ namespace
 
 constexpr std::size_t min_secret_size = 8;
 
+int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+// The end of `secret` when it starts at text[pos], each character as it is or as a JSON escape
+// \uXXXX; npos when it does not start there.
+std::size_t match_end(std::string_view text, std::size_t pos, std::string_view secret)
+{
+    for (const char c : secret)
+    {
+        if (pos < text.size() && text[pos] == c)
+        {
+            ++pos;
+            continue;
+        }
+        if (pos + 6 > text.size() || text[pos] != '\\' || text[pos + 1] != 'u')
+            return std::string_view::npos;
+        unsigned value = 0;
+        for (std::size_t i = pos + 2; i < pos + 6; ++i)
+        {
+            const int digit = hex_digit(text[i]);
+            if (digit < 0)
+                return std::string_view::npos;
+            value = value * 16 + static_cast<unsigned>(digit);
+        }
+        if (value != static_cast<unsigned char>(c))
+            return std::string_view::npos;
+        pos += 6;
+    }
+    return pos;
+}
+
 std::string upper(std::string_view s)
 {
     std::string out(s);
@@ -93,14 +132,36 @@ std::vector<std::string> registered_secrets()
 
 std::string redact_secrets(std::string_view text)
 {
-    std::string out(text);
     auto& r = the_registry();
     std::lock_guard lock(r.mutex);
-    for (const auto& s : r.secrets)
+    return redact_values(text, r.secrets);
+}
+
+std::string redact_values(std::string_view text, const std::vector<std::string>& secrets)
+{
+    std::string out(text);
+    for (const auto& s : secrets)
     {
-        for (std::size_t pos = out.find(s); pos != std::string::npos;
-             pos = out.find(s, pos + redacted_marker.size()))
-            out.replace(pos, s.size(), redacted_marker);
+        if (s.empty())
+            continue;
+        std::string next;
+        std::size_t copied = 0;
+        for (std::size_t pos = 0; pos < out.size();)
+        {
+            const std::size_t end =
+                out[pos] == s[0] || out[pos] == '\\' ? match_end(out, pos, s) : std::string::npos;
+            if (end == std::string::npos)
+            {
+                ++pos;
+                continue;
+            }
+            next.append(out, copied, pos - copied).append(redacted_marker);
+            copied = pos = end;
+        }
+        if (copied == 0)
+            continue;
+        next.append(out, copied, std::string::npos);
+        out = std::move(next);
     }
     return out;
 }

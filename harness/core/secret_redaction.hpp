@@ -35,4 +35,9 @@ std::vector<std::string> registered_secrets();
 /// text with every registered secret replaced by redacted_marker.
 std::string redact_secrets(std::string_view text);
 
+/// text with every one of `secrets` (in their order: a longer one first where one holds another) replaced by
+/// redacted_marker, wherever it occurs: as it is, or with any of its characters written as a JSON escape
+/// \uXXXX (a JSON body quoted without being parsed: a server's error answer in a status line or a log).
+std::string redact_values(std::string_view text, const std::vector<std::string>& secrets);
+
 }  // namespace warpsmith

@@ -5,6 +5,7 @@
 #include "agents/llm/responses_mapping.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
+#include "harness/core/secret_redaction.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -69,7 +70,12 @@ openai_client::openai_client(asio::any_io_executor ex, openai_client_options opt
             "no OpenAI API key: set OPENAI_API_KEY (or put OPENAI_API_KEY=... in ./.env), or name another "
             "variable with --api-key-env");
     if (opts_.key)
+    {
         redact_.add_secret(opts_.key->value);
+        // Process-wide too: excerpts of the server's answers are cut after this redaction
+        // (http::one_line_excerpt), and a cut key is past any redaction that comes later.
+        register_secret(opts_.key->value);
+    }
     if (opts_.model.empty())
         throw user_error("--model is empty");
     if (!opts_.prices)

@@ -188,13 +188,13 @@ BOOST_AUTO_TEST_CASE(redactor_in_text_and_json)
     r.add_secret("sk-SECRET-0123456789");
     r.add_secret("short");  // ignored: too short to be a key
     BOOST_TEST(r.apply(std::string_view("key sk-SECRET-0123456789 and sk-SECRET-0123456789")) ==
-               "key [redacted] and [redacted]");
+               "key [REDACTED] and [REDACTED]");
     BOOST_TEST(r.apply(std::string_view("short stays")) == "short stays");
     const auto v = r.apply(json::value(
         json::object{{"a", json::array{"Bearer sk-SECRET-0123456789"}}, {"sk-SECRET-0123456789", 1}}));
     const auto s = json::serialize(v);
     BOOST_TEST(s.find("SECRET") == std::string::npos);
-    BOOST_TEST(s.find("Bearer [redacted]") != std::string::npos);
+    BOOST_TEST(s.find("Bearer [REDACTED]") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

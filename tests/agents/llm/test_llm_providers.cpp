@@ -11,7 +11,9 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
+#include "harness/core/secret_redaction.hpp"
 #include "tests/agents/support/async_test.hpp"
+#include "tests/agents/support/fake_http_server.hpp"
 #include "tests/agents/support/fake_openai_server.hpp"
 #include "tests/support/test_paths.hpp"
 
@@ -20,6 +22,7 @@
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <cstdio>
 #include <mutex>
 
 using namespace warpsmith;
@@ -341,11 +344,76 @@ BOOST_AUTO_TEST_CASE(rejected_key_is_fatal_and_redacted)
     BOOST_TEST(fatal);
     BOOST_TEST(msg.find("the API key was rejected by " + server.base_url() + " (HTTP 401") == 0u, msg);
     BOOST_TEST(!contains(msg, "SECRET"), msg);  // the server echoed the key; the message does not
-    BOOST_TEST(contains(msg, "[redacted]"), msg);
+    BOOST_TEST(contains(msg, "[REDACTED]"), msg);
     BOOST_TEST(!contains(logs.all(), "SECRET"));
     BOOST_TEST(read_records(tmp.path()).size() == 1u);
     check_no_key(tmp.path());
     server.stop();
+}
+
+// A server that echoes the key where an excerpt of its answer is cut (the 300 bytes of an error
+// message, the 300 of a body in the status line) or with its characters \u-escaped in JSON: no part
+// of the key reaches the error, the log or the records, whatever bytes come before it.
+BOOST_AUTO_TEST_CASE(echoed_key_cut_by_an_excerpt_or_escaped_is_redacted)
+{
+    std::string escaped;
+    for (char c : test_key)
+    {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\u%04x", static_cast<unsigned>(c));
+        escaped += hex;
+    }
+    struct echo_case
+    {
+        unsigned status;
+        std::string body;
+    };
+    std::vector<echo_case> cases;
+    for (std::size_t pad = 250; pad < 300; pad += 7)
+    {
+        const std::string filler(pad, 'x');
+        cases.push_back({401, R"({"error": {"message": ")" + filler + test_key + R"("}})"});
+        cases.push_back({400, R"({"error": {"message": ")" + filler + test_key + R"("}})"});
+        cases.push_back({500, filler + test_key});
+    }
+    cases.push_back({400, R"({"error": {"message": "bad request", "header": "Bearer )" + escaped + R"("}})"});
+    cases.push_back({401, R"({"error": {"message": "Incorrect API key provided: )" + escaped + R"("}})"});
+    for (const auto& ec : cases)
+    {
+        BOOST_TEST_CONTEXT("HTTP " << ec.status << ", body of " << ec.body.size() << " bytes")
+        {
+            fake_http_server server([&](const recorded_request&)
+                                    { return response_plan::json(ec.status, ec.body); });
+            test::temp_dir tmp;
+            auto red = std::make_shared<redactor>();
+            red->add_secret(test_key);
+            record_writer records(tmp.path(), red);
+            openai_client_options opts;
+            opts.api = api_kind::responses;
+            opts.base_url = server.base_url() + "/v1";
+            opts.model = "gpt-5-mini";
+            opts.key = api_key{test_key, "the test"};
+            opts.retry.max_attempts = 1;
+            opts.request_timeout = 10s;
+            opts.redact = red;
+            openai_client client(ioc.get_executor(), opts);
+            client.set_observer(records.observer());
+            log_capture logs;
+            // The key's first 9 characters, plain or \u-escaped (once in a message, twice in a
+            // record, where JSON escapes the backslash again).
+            auto check = [&](std::string text, const std::string& where)
+            {
+                BOOST_TEST(!contains(text, "sk-test-S"), where);
+                std::erase(text, '\\');
+                BOOST_TEST(!contains(text, "u0073u006bu002du0074u0065u0073u0074u002du0053"), where);
+            };
+            check(error_of(ioc, client, propose_request(false, false)), "the error");
+            check(logs.all(), "the log");
+            for (const auto& e : fs::recursive_directory_iterator(tmp.path()))
+                if (e.is_regular_file())
+                    check(read_text_file(e.path()), e.path().string());
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(unknown_model_is_fatal)

@@ -794,7 +794,7 @@ BOOST_AUTO_TEST_CASE(clients_from_options)
     BOOST_TEST(b.client->provider() == "openai");
     BOOST_TEST(b.client->model() == "gpt-5-mini");
     BOOST_TEST(contains(b.key_source, ".env"));
-    BOOST_TEST(b.redact->apply(std::string_view("x sk-dotenv-key-123456789")) == "x [redacted]");
+    BOOST_TEST(b.redact->apply(std::string_view("x sk-dotenv-key-123456789")) == "x [REDACTED]");
     o.price_table = (tmp.path() / "missing.json").string();
     BOOST_CHECK_THROW(make_model_client(o, ioc.get_executor()), user_error);
     fs::current_path(cwd);

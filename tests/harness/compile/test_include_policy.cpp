@@ -320,6 +320,11 @@ BOOST_AUTO_TEST_CASE(redaction_replaces_every_registered_secret)
     BOOST_TEST(redact_secrets("OPENAI_API_KEY=sk-test-SECRET123 and sk-test-SECRET123") ==
                "OPENAI_API_KEY=[REDACTED] and [REDACTED]");
     BOOST_TEST(redact_secrets("a short word") == "a short word");
+    // Written with JSON escapes, in part or whole (a JSON body quoted unparsed): the same secret.
+    BOOST_TEST(redact_secrets(R"({"k": "\u0073k-test-SECRET123", "j": "sk-test-\u0053\u0045CRET123!"})") ==
+               R"({"k": "[REDACTED]", "j": "[REDACTED]!"})");
+    BOOST_TEST(redact_values(R"(sk-test-SECRET12 \u0073)", {"sk-test-SECRET123"}) ==
+               R"(sk-test-SECRET12 \u0073)");
 }
 
 BOOST_AUTO_TEST_CASE(the_sandbox_rules_name_the_toolkit_and_the_writable_directories)
