@@ -5,6 +5,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 using namespace warpsmith;
@@ -144,6 +146,30 @@ BOOST_AUTO_TEST_CASE(syntax_error_is_a_value_with_the_log)
     BOOST_TEST(contains(out.log, "broken.cu(3): error"), out.log);
     BOOST_TEST(contains(out.error, "broken.cu(3): error"), out.error);
     BOOST_TEST(out.error.find('\n') == std::string::npos);
+}
+
+// A line directive or line marker naming a host file changes only the name in the messages: NVRTC
+// prints the offending line from the source it was given, never from the file named, so the
+// include policy lets #line through (docs/hardening.md, "Leak probes that found nothing").
+BOOST_AUTO_TEST_CASE(a_line_directive_naming_a_host_file_reads_nothing_from_it)
+{
+    const auto secret = std::filesystem::temp_directory_path() / "warpsmith-line-probe.txt";
+    {
+        std::ofstream f(secret);
+        f << "HOST_FILE_LINE_1 SECRET\nHOST_FILE_LINE_2 SECRET\n";
+    }
+    for (const std::string directive : {"#line 1 \"", "# 1 \""})
+    {
+        const std::string source =
+            directive + secret.string() +
+            "\"\nextern \"C\" __global__ void k(int* p)\n{\n    p[0] = undeclared_name;\n}\n";
+        compile_output out = nvrtc_compiler().compile(request(source, "k"));
+        BOOST_TEST(!out.compiled);
+        BOOST_TEST(contains(out.log, secret.string() + "(3): error"), out.log);
+        BOOST_TEST(contains(out.log, "undeclared_name"), out.log);
+        BOOST_TEST(!contains(out.log, "SECRET"), out.log);
+    }
+    std::filesystem::remove(secret);
 }
 
 BOOST_AUTO_TEST_CASE(missing_entry_lists_the_kernels)
