@@ -1,5 +1,6 @@
 #include "agents/http/url.hpp"
 
+#include "harness/core/digest.hpp"
 #include "harness/core/error.hpp"
 
 #include <algorithm>
@@ -25,17 +26,6 @@ bool is_sub_delim(char c)
     return std::string_view("!$&'()*+,;=").find(c) != std::string_view::npos;
 }
 
-int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 // Checks that every '%' starts a valid escape; returns false otherwise.
 bool valid_percent_escapes(std::string_view s)
 {
@@ -43,7 +33,7 @@ bool valid_percent_escapes(std::string_view s)
     {
         if (s[i] == '%')
         {
-            if (i + 2 >= s.size() || hex_value(s[i + 1]) < 0 || hex_value(s[i + 2]) < 0)
+            if (i + 2 >= s.size() || hex_digit_value(s[i + 1]) < 0 || hex_digit_value(s[i + 2]) < 0)
                 return false;
             i += 2;
         }
@@ -58,7 +48,7 @@ std::string percent_decode(std::string_view s)
     {
         if (s[i] == '%' && i + 2 < s.size())
         {
-            out.push_back(static_cast<char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2])));
+            out.push_back(static_cast<char>(hex_digit_value(s[i + 1]) * 16 + hex_digit_value(s[i + 2])));
             i += 2;
         }
         else

@@ -1,6 +1,6 @@
 #pragma once
 
-// SHA-256 and base64 through OpenSSL's EVP layer (no hand-rolled crypto).
+// SHA-256 and base64 through OpenSSL's EVP layer (no hand-rolled crypto), and hex digits.
 
 #include <string>
 #include <string_view>
@@ -27,6 +27,18 @@ public:
 private:
     void* ctx_;
 };
+
+/// The value of one hexadecimal digit (either case); -1 when c is not one.
+constexpr int hex_digit_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
 
 std::string base64_encode(std::string_view bytes);
 /// Throws user_error on malformed input.

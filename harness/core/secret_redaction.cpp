@@ -1,5 +1,7 @@
 #include "harness/core/secret_redaction.hpp"
 
+#include "harness/core/digest.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <mutex>
@@ -13,17 +15,6 @@ namespace
 {
 
 constexpr std::size_t min_secret_size = 8;
-
-int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 // The end of `secret` when it starts at text[pos], each character as it is or as a JSON escape
 // \uXXXX; npos when it does not start there.
@@ -41,7 +32,7 @@ std::size_t match_end(std::string_view text, std::size_t pos, std::string_view s
         unsigned value = 0;
         for (std::size_t i = pos + 2; i < pos + 6; ++i)
         {
-            const int digit = hex_digit(text[i]);
+            const int digit = hex_digit_value(text[i]);
             if (digit < 0)
                 return std::string_view::npos;
             value = value * 16 + static_cast<unsigned>(digit);
