@@ -6,6 +6,7 @@
 #include "engine/executors/worker_stderr.hpp"
 #include "harness/compile/compile_sandbox.hpp"
 #include "harness/core/log.hpp"
+#include "harness/core/secret_redaction.hpp"
 #include "harness/json/json_location.hpp"
 #include "harness/json/lenient.hpp"
 
@@ -71,7 +72,7 @@ struct new_process_group
     }
 };
 
-/// The child's environment and working directory, when the worker_spawn_options give them. (Boost 1.81's
+/// The child's environment and working directory (worker_spawn_options). (Boost 1.81's
 /// bp::process_environment leaves its POSIX on_setup undefined in header-only builds.)
 struct environment_and_dir
 {
@@ -430,21 +431,17 @@ asio::awaitable<json::object> worker_process::start(std::chrono::milliseconds de
     try
     {
         bp::process_stdio stdio{d.in, d.out, d.err->pipe};
-        if (d.spawn.environment || d.spawn.start_dir)
-        {
-            // The child's environment and directory, when given; otherwise ours.
-            const std::vector<std::string> env =
-                d.spawn.environment ? *d.spawn.environment : current_environment();
-            environment_and_dir setup;
-            for (const auto& e : env)
-                setup.env.push_back(e.c_str());
-            setup.env.push_back(nullptr);
-            setup.dir = d.spawn.start_dir.value_or("");
-            d.proc.emplace(
-                d.ex, bp::filesystem::path(program->string()), args, stdio, new_process_group{}, setup);
-        }
-        else
-            d.proc.emplace(d.ex, bp::filesystem::path(program->string()), args, stdio, new_process_group{});
+        // The child's environment when given; otherwise ours without credentials: a worker runs
+        // and compiles candidates' code and needs no key (docs/hardening.md, "No key in a worker").
+        const std::vector<std::string> env =
+            d.spawn.environment ? *d.spawn.environment : environment_without_secrets(current_environment());
+        environment_and_dir setup;
+        for (const auto& e : env)
+            setup.env.push_back(e.c_str());
+        setup.env.push_back(nullptr);
+        setup.dir = d.spawn.start_dir.value_or("");
+        d.proc.emplace(
+            d.ex, bp::filesystem::path(program->string()), args, stdio, new_process_group{}, setup);
     }
     catch (const boost::system::system_error& e)
     {

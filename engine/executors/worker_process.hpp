@@ -26,8 +26,10 @@ namespace warpsmith
 /// directory of their own (compile_pool.cpp, harness/compile/compile_sandbox.hpp).
 struct worker_spawn_options
 {
-    std::optional<std::vector<std::string>> environment;  ///< NAME=VALUE, replacing the whole environment.
-    std::optional<std::string> start_dir;                 ///< Working directory of the child.
+    /// NAME=VALUE, replacing the whole environment; without it, ours without credentials
+    /// (environment_without_secrets).
+    std::optional<std::vector<std::string>> environment;
+    std::optional<std::string> start_dir;  ///< Working directory of the child.
 };
 
 class worker_process

@@ -169,24 +169,13 @@ std::vector<std::string> compile_worker_environment(const std::vector<std::strin
                                                     const fs::path& sandbox_dir,
                                                     const std::vector<std::string>& extra_secret_names)
 {
-    const auto secrets = registered_secrets();
     std::vector<std::string> out;
-    for (const auto& entry : current)
+    for (auto& entry : environment_without_secrets(current, extra_secret_names))
     {
-        const auto eq = entry.find('=');
-        if (eq == std::string::npos || eq == 0)
-            continue;
-        const std::string_view name = std::string_view(entry).substr(0, eq);
-        const std::string_view value = std::string_view(entry).substr(eq + 1);
-        if (is_secret_variable_name(name))
-            continue;
-        if (std::find(extra_secret_names.begin(), extra_secret_names.end(), name) != extra_secret_names.end())
-            continue;
-        if (std::find(secrets.begin(), secrets.end(), value) != secrets.end())
-            continue;
+        const std::string_view name = std::string_view(entry).substr(0, entry.find('='));
         if (name == "TMPDIR" || name == compile_sandbox_variable)
             continue;
-        out.push_back(entry);
+        out.push_back(std::move(entry));
     }
     out.push_back("TMPDIR=" + sandbox_dir.string());
     out.push_back(std::string(compile_sandbox_variable) + "=" + sandbox_dir.string());

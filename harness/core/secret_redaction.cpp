@@ -114,6 +114,29 @@ void register_secret(std::string value)
     r.add_locked(std::move(value));
 }
 
+std::vector<std::string> environment_without_secrets(const std::vector<std::string>& environment,
+                                                     const std::vector<std::string>& extra_secret_names)
+{
+    const auto secrets = registered_secrets();
+    std::vector<std::string> out;
+    for (const auto& entry : environment)
+    {
+        const auto eq = entry.find('=');
+        if (eq == std::string::npos || eq == 0)
+            continue;
+        const std::string_view name = std::string_view(entry).substr(0, eq);
+        const std::string_view value = std::string_view(entry).substr(eq + 1);
+        if (is_secret_variable_name(name))
+            continue;
+        if (std::find(extra_secret_names.begin(), extra_secret_names.end(), name) != extra_secret_names.end())
+            continue;
+        if (std::find(secrets.begin(), secrets.end(), value) != secrets.end())
+            continue;
+        out.push_back(entry);
+    }
+    return out;
+}
+
 std::vector<std::string> registered_secrets()
 {
     auto& r = the_registry();

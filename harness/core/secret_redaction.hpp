@@ -29,6 +29,13 @@ bool is_secret_variable_name(std::string_view name);
 /// words, and real keys are long.
 void register_secret(std::string value);
 
+/// An environment (NAME=VALUE strings) without its credentials: every variable whose name
+/// is_secret_variable_name() or appears in extra_secret_names, and every variable whose value is a
+/// registered secret (the API key however it was named). What every child process that runs a
+/// candidate's code or compiles it starts with: no worker needs a key.
+std::vector<std::string> environment_without_secrets(const std::vector<std::string>& environment,
+                                                     const std::vector<std::string>& extra_secret_names = {});
+
 /// The registered secrets (those of the environment included), longest first.
 std::vector<std::string> registered_secrets();
 

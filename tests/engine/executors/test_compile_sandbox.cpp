@@ -5,6 +5,7 @@
 // policy (a __has_include built by token pasting) still sees no host file. No GPU needed.
 
 #include "engine/executors/compile_pool.hpp"
+#include "engine/executors/gpu_executor.hpp"
 #include "harness/compile/compile_sandbox.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/secret_redaction.hpp"
@@ -89,6 +90,40 @@ BOOST_AUTO_TEST_CASE(compile_workers_start_without_credentials_in_an_empty_direc
     BOOST_TEST(read_text_file(tmp.path() / "ls.txt").empty());
     // The pool removes the directory when it goes.
     BOOST_TEST(!fs::exists(pwd.substr(0, pwd.size() - 1)));
+}
+
+BOOST_AUTO_TEST_CASE(gpu_workers_start_without_credentials)
+{
+    // A GPU worker runs candidates' code and compiles their source (eval, --source candidates): it
+    // gets this process's environment without the key, whatever the key's variable is called.
+    temp_dir tmp("warpsmith-gpu-env");
+    ::setenv("OPENAI_API_KEY", secret.c_str(), 1);
+    ::setenv("WARPSMITH_TEST_CREDENTIALS", "sk-registered-elsewhere-43", 1);
+    register_secret("sk-registered-elsewhere-43");
+    const fs::path script = tmp.path() / "worker.sh";
+    write_file_atomic(script,
+                      "#!/bin/sh\nenv > '" + (tmp.path() / "env.txt").string() + "'\nexec '" +
+                          fake_worker_path() + "' \"$@\"\n");
+    ::chmod(script.c_str(), 0755);
+    worker_launch l;
+    l.worker_binary = script.string();
+    {
+        gpu_executor gpu(ioc, l, 0, {});
+        auto body = [&]() -> asio::awaitable<void>
+        {
+            co_await gpu.start();
+            co_await gpu.stop();
+        };
+        run_coro(ioc, body());
+    }
+    ::unsetenv("OPENAI_API_KEY");
+    ::unsetenv("WARPSMITH_TEST_CREDENTIALS");
+
+    const std::string env = read_text_file(tmp.path() / "env.txt");
+    BOOST_TEST(env.find(secret) == std::string::npos, env);
+    BOOST_TEST(env.find("OPENAI_API_KEY") == std::string::npos);
+    BOOST_TEST(env.find("sk-registered-elsewhere-43") == std::string::npos);
+    BOOST_TEST(env.find("PATH=") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(the_real_compile_worker_reads_no_host_file)
