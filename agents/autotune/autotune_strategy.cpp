@@ -83,7 +83,7 @@ autotune_strategy::autotune_strategy(const workload& w, autotune_options opts, e
 
 autotune_strategy::~autotune_strategy() = default;
 
-void autotune_strategy::emit(json::object ev) const
+void autotune_strategy::emit(const json::object& ev) const
 {
     if (events_)
         events_(ev);

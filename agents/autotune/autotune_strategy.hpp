@@ -121,7 +121,7 @@ private:
     static std::optional<defines_map> point_of(const evaluated_candidate& c);
     /// Tells opt_ p's score once every point asked before p has been told.
     void tell_in_order(const autotune::point& p, double score);
-    void emit(boost::json::object ev) const;
+    void emit(const boost::json::object& ev) const;
     double elapsed() const;
 
     const workload& work_;

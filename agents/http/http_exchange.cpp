@@ -115,7 +115,7 @@ asio::awaitable<exchange_result> http_client::impl::exchange(Stream& stream,
 
     bool reusable = true;
     std::size_t delivered = 0;
-    std::vector<char> chunk(16 * 1024);
+    std::vector<char> chunk(std::size_t{16} * 1024);
     while (!parser->is_done())
     {
         msg.body().data = chunk.data();

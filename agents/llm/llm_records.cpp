@@ -171,7 +171,7 @@ std::string record_writer::write(const model_request& req,
                                  const exchange_trace& trace)
 {
     const int seq = next_seq_++;
-    const auto file = record_file_name(seq, req.branch, req.iteration, req.purpose);
+    auto file = record_file_name(seq, req.branch, req.iteration, req.purpose);
     auto rec = make_record(seq, req, resp, trace);
     store(file, rec);
     if (resp)

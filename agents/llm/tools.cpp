@@ -166,7 +166,7 @@ json::object candidate_details(const evaluated_candidate& c,
 std::string log_excerpt(const std::string& raw_log, std::size_t max_bytes)
 {
     // Every compile log and failure message a model sees passes through here: no secret reaches it.
-    const std::string log = redact_secrets(raw_log);
+    std::string log = redact_secrets(raw_log);
     if (log.size() <= max_bytes)
         return log;
     // Error lines first (with the line after each: NVRTC prints the offending source there), then

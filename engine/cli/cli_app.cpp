@@ -179,7 +179,8 @@ int cli_main(int argc, char** argv, const std::function<void(CLI::App&)>& add_co
     }
 }
 
-int run_async(std::function<asio::awaitable<int>(asio::io_context&)> body, graceful_interrupt* graceful)
+int run_async(const std::function<asio::awaitable<int>(asio::io_context&)>& body,
+              graceful_interrupt* graceful)
 {
     asio::io_context ioc;
     asio::signal_set signals(ioc, SIGINT, SIGTERM);
@@ -218,7 +219,7 @@ int run_async(std::function<asio::awaitable<int>(asio::io_context&)> body, grace
 
     auto on_done = [&](std::exception_ptr e, int value)
     {
-        error = e;
+        error = std::move(e);
         result = value;
         boost::system::error_code ignored;
         signals.cancel(ignored);

@@ -53,7 +53,7 @@ struct graceful_interrupt
 ///  * With `graceful` (it must outlive the call): the first one logs graceful->notice and calls
 ///    graceful->stop when set; body runs to its end, and run_async returns its value, or 130 when
 ///    that is 0.
-int run_async(std::function<boost::asio::awaitable<int>(boost::asio::io_context&)> body,
+int run_async(const std::function<boost::asio::awaitable<int>(boost::asio::io_context&)>& body,
               graceful_interrupt* graceful = nullptr);
 
 /// Number checks for CLI11 options with plain messages ("--branches: must be at least 1, got 0"):

@@ -44,7 +44,7 @@ std::string config_value_text(const json::value& v, const std::string& origin, c
 
 void apply_config_file(CLI::App& cmd, const std::string& path)
 {
-    const auto origin = path;
+    const std::string& origin = path;
     const auto v = read_json_file(path);
     if (!v.is_object())
         throw user_error(origin + ": must be a JSON object whose keys are " + cmd.get_name() +

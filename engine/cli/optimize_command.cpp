@@ -180,7 +180,8 @@ void plan_autotune(optimize_plan& p)
     if (b.candidates)
         t.optimizer.expected_evaluations = static_cast<std::size_t>(*b.candidates);
     else if (b.iterations)
-        t.optimizer.expected_evaluations = static_cast<std::size_t>(*b.iterations * p.search.branches);
+        t.optimizer.expected_evaluations =
+            static_cast<std::size_t>(*b.iterations) * static_cast<std::size_t>(p.search.branches);
     t.max_wall_seconds = b.wall_seconds;
 }
 
@@ -299,7 +300,7 @@ asio::awaitable<int> optimize_main(asio::io_context& ioc,
     co_return session_exit_code(res, *p->run, "search");
 }
 
-int run_optimize(std::shared_ptr<optimize_args> args)
+int run_optimize(const std::shared_ptr<optimize_args>& args)
 {
     if (!args->config.empty())
         apply_config_file(*args->cmd, args->config);

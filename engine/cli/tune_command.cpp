@@ -356,7 +356,7 @@ asio::awaitable<int> tune_main(asio::io_context& ioc,
     co_return session_exit_code(res, *p->run, "tune");
 }
 
-int run_tune(std::shared_ptr<tune_args> args)
+int run_tune(const std::shared_ptr<tune_args>& args)
 {
     auto plan = std::make_shared<tune_plan>(prepare(*args));
     auto interrupt = search_interrupt("points");

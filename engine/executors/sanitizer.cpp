@@ -185,7 +185,7 @@ std::string_view to_string(sanitizer_tool t)
 
 std::vector<sanitizer_tool> parse_sanitizer_tools(std::string_view list)
 {
-    const std::vector<sanitizer_tool> all{
+    std::vector<sanitizer_tool> all{
         sanitizer_tool::memcheck, sanitizer_tool::racecheck, sanitizer_tool::initcheck};
     if (trim(list).empty())
         return all;

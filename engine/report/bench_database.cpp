@@ -561,6 +561,7 @@ std::string format_table(const std::vector<table_row>& rows)
         return out + "\n";
     };
     std::vector<std::string> head;
+    head.reserve(cols.size());
     for (const auto& c : cols)
         head.push_back(c.head);
     std::string out = line(head);

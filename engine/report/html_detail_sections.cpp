@@ -145,6 +145,7 @@ void baselines_section(page& p, const run_view& v)
             const auto* bo = object_at(&kv.value());
             const auto m = numbers_at(bo, "case_median_us");
             std::vector<double> vals;
+            vals.reserve(m.size());
             for (const auto& [k, x] : m)
                 vals.push_back(x);
             std::optional<double> score;

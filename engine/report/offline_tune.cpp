@@ -54,7 +54,8 @@ offline_tune_result run_offline_tune(const offline_tune_options& o)
     // A point the cache does not hold may have been pruned after compile online (never timed,
     // never counted): NVRTC runs without a GPU, so the replay compiles such points and judges them
     // as the tune did.
-    nvrtc_compiler compiler(std::optional<compile_cache>(compile_cache(compile_cache::default_dir())));
+    // Braces: clang reads the parenthesised form as a function declaration and cannot parse it.
+    nvrtc_compiler compiler{std::optional<compile_cache>(compile_cache(compile_cache::default_dir()))};
     auto pruned = [&](const autotune::point& pt)
     { return !strat.judge_compiled(pt, compiler.compile(strat.compile_request_for(pt))).ok(); };
     const std::size_t batch = o.batch;

@@ -120,7 +120,7 @@ std::map<std::string, double> run_view::initial_medians() const
 std::string run_view::strategy_label() const
 {
     const auto* config = object_at(&run_json, "config");
-    const auto provider = string_at(object_at(config, "provider"), "name").value_or("");
+    auto provider = string_at(object_at(config, "provider"), "name").value_or("");
     const auto tune = string_at(object_at(config, "tune"), "strategy");
     if (tune)
         return (provider.empty() ? std::string("autotune") : provider) + "/" + *tune;

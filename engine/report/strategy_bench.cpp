@@ -237,6 +237,7 @@ bench_outcome run_strategy_bench(const bench_options& opts)
             std::vector<std::string> argv_s{program.string()};
             argv_s.insert(argv_s.end(), run.args.begin(), run.args.end());
             std::vector<char*> argv;
+            argv.reserve(argv_s.size() + 1);
             for (auto& a : argv_s)
                 argv.push_back(a.data());
             argv.push_back(nullptr);

@@ -127,7 +127,7 @@ fs::path claim_numbered_dir(const fs::path& parent, std::string_view prefix)
     {
         char number[16];
         std::snprintf(number, sizeof number, "%03d", next);
-        const auto p = parent / (stem + number);
+        auto p = parent / (stem + number);
         if (::mkdir(p.c_str(), 0755) == 0)
             return p;
         if (errno != EEXIST)

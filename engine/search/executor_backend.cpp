@@ -70,6 +70,7 @@ asio::awaitable<void> executor_backend::start(const workload& w, std::uint64_t h
     auto ex = co_await asio::this_coro::executor;
     using op_type = decltype(asio::co_spawn(ex, start_one(0, w, 0), asio::deferred));
     std::vector<op_type> ops;
+    ops.reserve(static_cast<std::size_t>(gpu_count()));
     for (int g = 0; g < gpu_count(); ++g)
         ops.push_back(asio::co_spawn(ex, start_one(g, w, hidden_seed), asio::deferred));
     auto group = asio::experimental::make_parallel_group(std::move(ops));

@@ -113,6 +113,7 @@ asio::awaitable<void> search_engine::impl::evaluate_baselines()
     using op_type = decltype(asio::co_spawn(
         ex, baseline_on_gpu(0, std::string(), true, std::nullopt, true, std::nullopt), asio::deferred));
     std::vector<op_type> ops;
+    ops.reserve(static_cast<std::size_t>(n));
     for (int g = 0; g < n; ++g)
         ops.push_back(asio::co_spawn(
             ex,

@@ -135,7 +135,7 @@ asio::awaitable<std::optional<confirmation_decision>> search_engine::impl::confi
     ev["attempt"] = attempt;
     ev["gpu"] = gpu;
     ev["rounds"] = opts_.confirm_rounds;
-    journal(std::move(ev));
+    journal(ev);
     co_return d;
 }
 

@@ -17,7 +17,7 @@ bool search_engine::impl::record_usage(int branch, const token_usage& u)
     json::object ev = to_json(u);
     ev["event"] = "usage";
     ev["branch"] = branch;
-    journal(std::move(ev));
+    journal(ev);
     if (auto reason = budget_.add_usage(u))
         request_stop(*reason, false);
     return !budget_.usage_exhausted();
@@ -112,15 +112,18 @@ asio::awaitable<void> search_engine::impl::recover_pipeline(std::vector<std::siz
     }
 }
 
-void search_engine::impl::spawn(int branch, std::shared_ptr<pipeline_slot> slot, asio::awaitable<void> body)
+void search_engine::impl::spawn(int branch,
+                                const std::shared_ptr<pipeline_slot>& slot,
+                                asio::awaitable<void> body)
 {
     slot->branch = branch;
     pipelines_.push_back(slot);
-    auto done = [this, slot](std::exception_ptr e) { on_pipeline_exit(slot, e); };
+    auto done = [this, slot](const std::exception_ptr& e) { on_pipeline_exit(slot, e); };
     asio::co_spawn(ioc_, std::move(body), asio::bind_cancellation_slot(slot->signal.slot(), std::move(done)));
 }
 
-void search_engine::impl::on_pipeline_exit(const std::shared_ptr<pipeline_slot>& slot, std::exception_ptr e)
+void search_engine::impl::on_pipeline_exit(const std::shared_ptr<pipeline_slot>& slot,
+                                           const std::exception_ptr& e)
 {
     std::erase(pipelines_, slot);
     if (!slot->reported)
@@ -198,7 +201,7 @@ void search_engine::impl::start_timer(std::shared_ptr<asio::cancellation_signal>
                                       std::function<void()> fire)
 {
     sig = std::make_shared<asio::cancellation_signal>();
-    auto ignore = [sig](std::exception_ptr) {};
+    auto ignore = [sig](const std::exception_ptr&) {};
     asio::co_spawn(
         ioc_, timer_body(secs, std::move(fire)), asio::bind_cancellation_slot(sig->slot(), ignore));
 }

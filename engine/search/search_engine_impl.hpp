@@ -143,7 +143,7 @@ struct search_engine::impl : strategy_services
 
     // ---- journal and progress ----
 
-    void journal(json::object ev);
+    void journal(const json::object& ev);
 
     void notify_progress();
 
@@ -217,9 +217,9 @@ struct search_engine::impl : strategy_services
     asio::awaitable<void> recover_pipeline(std::vector<std::size_t> pending,
                                            std::shared_ptr<pipeline_slot> slot);
 
-    void spawn(int branch, std::shared_ptr<pipeline_slot> slot, asio::awaitable<void> body);
+    void spawn(int branch, const std::shared_ptr<pipeline_slot>& slot, asio::awaitable<void> body);
 
-    void on_pipeline_exit(const std::shared_ptr<pipeline_slot>& slot, std::exception_ptr e);
+    void on_pipeline_exit(const std::shared_ptr<pipeline_slot>& slot, const std::exception_ptr& e);
 
     void fail(const std::string& message);
 

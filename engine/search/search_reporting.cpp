@@ -9,7 +9,7 @@ namespace warpsmith
 
 using namespace search_detail;
 
-void search_engine::impl::journal(json::object ev)
+void search_engine::impl::journal(const json::object& ev)
 {
     journal_.append(ev);
     if (progress_)

@@ -49,7 +49,7 @@ json::object vendor_summary(const std::map<std::string, json::object>& vendor)
     using lenient::array_at;
     using lenient::object_at;
     using lenient::value_at;
-    auto copied = [](const json::value* v, json::value fallback) { return v ? *v : std::move(fallback); };
+    auto copied = [](const json::value* v, const json::value& fallback) { return v ? *v : fallback; };
     json::object out;
     for (const auto& [key, ev] : vendor)
     {

@@ -329,6 +329,7 @@ compile_output nvrtc_compiler::compile(const compile_request& request) const
     std::vector<std::string> options = fixed_compile_options(request.arch);
     options.insert(options.end(), request.options.begin(), request.options.end());
     std::vector<const char*> argv;
+    argv.reserve(options.size());
     for (const auto& o : options)
         argv.push_back(o.c_str());
 

@@ -47,9 +47,7 @@ int leading_int(std::string_view s)
 void apply_item(std::string_view item, resource_usage& r, bool& saw_constant)
 {
     item = trim(item);
-    if (item.starts_with("Used "))
-        item.remove_prefix(5);
-    else if (item.starts_with("used "))
+    if (item.starts_with("Used ") || item.starts_with("used "))
         item.remove_prefix(5);
     int n = leading_int(item);
     if (item.ends_with(" registers"))

@@ -16,7 +16,7 @@ std::string to_hex(const unsigned char* data, unsigned len)
 {
     static const char digits[] = "0123456789abcdef";
     std::string out;
-    out.reserve(len * 2);
+    out.reserve(std::size_t{len} * 2);
     for (unsigned i = 0; i < len; ++i)
     {
         out += digits[data[i] >> 4];

@@ -38,6 +38,8 @@ namespace warpsmith::cuda
 /// Function pointers into libcuda, one per entry point listed above.
 struct driver_api
 {
+// fn names a member being declared, which parentheses would not make clearer.
+// NOLINTNEXTLINE(bugprone-macro-parentheses)
 #define WARPSMITH_CUDA_DECLARE_MEMBER(fn) decltype(&::fn) fn = nullptr;
     WARPSMITH_CUDA_DRIVER_FUNCTIONS(WARPSMITH_CUDA_DECLARE_MEMBER)
 #undef WARPSMITH_CUDA_DECLARE_MEMBER

@@ -54,6 +54,7 @@ std::vector<double> time_runs(CUstream s, int runs, std::chrono::milliseconds ti
     }
     wait_for_stream(s, timeout, "device measurement");
     std::vector<double> ms;
+    ms.reserve(events.size());
     for (const auto& [start, stop] : events)
         ms.push_back(cuda::event::elapsed_ms(start, stop));
     return ms;

@@ -77,6 +77,7 @@ try
     const CUstream s = device.stream();
     const auto timeout = store.launch_timeout();
     std::vector<std::string> keys;
+    keys.reserve(entries.size());
     for (const entry& e : entries)
         keys.push_back(e.key);
     const std::vector<std::string> schedule = interleaved_schedule(keys, rounds);

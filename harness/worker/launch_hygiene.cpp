@@ -256,7 +256,8 @@ launch_hygiene::launch_hygiene(const nvrtc_compiler& compiler, const gpu_device&
     std::uint64_t lo = 0;
     WARPSMITH_CU(cuMemcpyDtoH, &lo, where.ptr(), sizeof lo);
     const std::uint64_t top = local_window_top;
-    if (lo % 16 != 0 || lo >= top || top - lo < first.frame_bytes || top - lo - first.frame_bytes > 64 * 1024)
+    if (lo % 16 != 0 || lo >= top || top - lo < first.frame_bytes ||
+        top - lo - first.frame_bytes > std::uint64_t{64} * 1024)
         throw std::runtime_error("the local window is not laid out as the worker expects: a " +
                                  std::to_string(first.frame_bytes) + "-byte frame starts at local address " +
                                  std::to_string(lo) + " (want 16-byte aligned, within 64 KiB below 2^24)");

@@ -28,7 +28,7 @@ inline constexpr std::uint64_t local_window_top = std::uint64_t(1) << 24;
 
 /// The largest frame a candidate or reference may have: the harness wipes at most this much (plus
 /// the reserve) between launches; a larger frame is refused when the kernel is loaded.
-inline constexpr std::size_t max_local_frame_bytes = 16 * 1024;
+inline constexpr std::size_t max_local_frame_bytes = std::size_t{16} * 1024;
 
 /// Records that a kernel with `bytes` of local memory per thread may be launched in this process's
 /// context (idempotent; keeps the maximum).

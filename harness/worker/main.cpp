@@ -181,9 +181,9 @@ int main(int argc, char** argv)
     // A reader that goes away must not kill us with SIGPIPE mid-write; write() reports it instead.
     std::signal(SIGPIPE, SIG_IGN);
 
-    bind_logging(options->level);
     try
     {
+        bind_logging(options->level);
         warpsmith::worker::protocol_writer out(protocol_fd);
         warpsmith::worker::request_loop loop(*options);
         std::ios::sync_with_stdio(false);

@@ -245,7 +245,7 @@ private:
             std::string name(text_.substr(start, pos_ - start));
             skip_space();
             if (pos_ < text_.size() && text_[pos_] == '(')
-                return parse_call(std::move(name), col);
+                return parse_call(name, col);
             auto n = std::make_shared<expression::node>();
             n->kind = node_kind::identifier;
             n->name = std::move(name);
@@ -283,7 +283,7 @@ private:
         return n;
     }
 
-    node_ptr parse_call(std::string name, std::size_t col)
+    node_ptr parse_call(const std::string& name, std::size_t col)
     {
         function_id fn;
         if (name == "ceil_div")

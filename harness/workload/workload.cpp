@@ -36,7 +36,7 @@ bool lies_under(const fs::path& p, const fs::path& dir)
 fs::path resolve_file(const std::string& name, const file_root& root, const json_location& loc)
 {
     const bool absolute = fs::path(name).is_absolute();
-    const fs::path p = (absolute ? fs::path(name) : root.dir / name).lexically_normal();
+    fs::path p = (absolute ? fs::path(name) : root.dir / name).lexically_normal();
     if (root.scope == file_scope::anywhere)
         return p;
     // A workload someone hands over must not make warpsmith read other files of the machine (a

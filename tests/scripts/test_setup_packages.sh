@@ -39,19 +39,20 @@ common_libs="libspdlog-dev libfmt-dev libssl-dev ca-certificates openssl libsqli
 scaleout="openssh-server openssh-client munge slurmctld slurmd slurm-client"
 
 run_setup "$here/releases/debian12.os-release" "$here/releases/debian12.candidates"
-check "Debian 12: versioned Boost 1.81 (the default libboost-dev is 1.74), clang-format-14" \
-    same "$status $out" "0 $common_head libboost1.81-dev libboost-test1.81-dev libboost-filesystem1.81-dev $common_libs clang-format-14 $scaleout"
+check "Debian 12: versioned Boost 1.81 (the default libboost-dev is 1.74), clang-format-14, clang-tidy-14" \
+    same "$status $out" "0 $common_head libboost1.81-dev libboost-test1.81-dev libboost-filesystem1.81-dev $common_libs clang-format-14 clang-tidy-14 $scaleout"
 check "Debian 12: nothing on stderr" same "$err" ""
 
 run_setup "$here/releases/debian13.os-release" "$here/releases/debian13.candidates"
 check "Debian 13: the default Boost (1.83), not the newer versioned 1.88" \
     same "$status $out" "0 $common_head libboost-dev libboost-test-dev libboost-filesystem-dev $common_libs $scaleout"
-check "Debian 13: says once that clang-format-14 is not packaged" \
-    same "$err" "setup: clang-format-14 is not packaged on Debian GNU/Linux 13 (trixie); scripts/check-format will not run here"
+check "Debian 13: says once each that clang-format-14 and clang-tidy-14 are not packaged" \
+    same "$err" "setup: clang-format-14 is not packaged on Debian GNU/Linux 13 (trixie); scripts/check-format will not run here
+setup: clang-tidy-14 is not packaged on Debian GNU/Linux 13 (trixie); scripts/tidy will not run here"
 
 run_setup "$here/releases/ubuntu2404.os-release" "$here/releases/ubuntu2404.candidates"
-check "Ubuntu 24.04: the default Boost (1.83), clang-format-14" \
-    same "$status $out" "0 $common_head libboost-dev libboost-test-dev libboost-filesystem-dev $common_libs clang-format-14 $scaleout"
+check "Ubuntu 24.04: the default Boost (1.83), clang-format-14, clang-tidy-14" \
+    same "$status $out" "0 $common_head libboost-dev libboost-test-dev libboost-filesystem-dev $common_libs clang-format-14 clang-tidy-14 $scaleout"
 
 run_setup "$here/releases/ubuntu2204.os-release" "$here/releases/ubuntu2204.candidates"
 check "Ubuntu 22.04: refused (status 1, nothing on stdout)" same "$status $out" "1 "
