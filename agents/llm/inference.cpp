@@ -12,6 +12,7 @@
 
 #include <boost/json.hpp>
 
+#include <cmath>
 #include <set>
 
 namespace warpsmith::llm
@@ -276,10 +277,13 @@ merged_workload merge_inferred(const json::object& given,
                             fl[name] = x->to_number<double>();
                         else if (x->is_double())
                         {
+                            // Whole and inside int64's range before the cast (casting 1e300 is
+                            // undefined behaviour).
                             const double d = x->get_double();
-                            if (d != static_cast<double>(static_cast<std::int64_t>(d)))
+                            if (d != std::trunc(d) || std::abs(d) >= 0x1p63)
                                 problems.push_back(where + ".values." + name + ": must be an integer");
-                            ints[name] = static_cast<std::int64_t>(d);
+                            else
+                                ints[name] = static_cast<std::int64_t>(d);
                         }
                         else
                             ints[name] = *x;

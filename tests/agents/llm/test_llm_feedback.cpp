@@ -470,6 +470,24 @@ BOOST_AUTO_TEST_CASE(merge_refuses_case_keys_outside_the_schema)
                "generated)");
 }
 
+BOOST_AUTO_TEST_CASE(merge_refuses_values_that_are_no_int64)
+{
+    // A fraction and a number far outside int64 (whose cast would be undefined): each a problem.
+    auto a = sgemm_inference_answer();
+    auto& cases = a["cases"].as_array();
+    auto& v0 = cases[0].as_object()["values"].as_array()[0].as_object();
+    auto& v1 = cases[1].as_object()["values"].as_array()[0].as_object();
+    v0["value"] = 1e300;
+    v1["value"] = 2.5;
+    const auto m = merge_inferred(json::object{}, a, "");
+    BOOST_TEST(!m.json);
+    BOOST_REQUIRE(m.problems.size() == 2u);
+    BOOST_TEST(m.problems[0] ==
+               "cases[0].values." + std::string(v0["name"].as_string()) + ": must be an integer");
+    BOOST_TEST(m.problems[1] ==
+               "cases[1].values." + std::string(v1["name"].as_string()) + ": must be an integer");
+}
+
 BOOST_AUTO_TEST_CASE(reference_load_report)
 {
     const auto ok = json::parse(R"({"cases": [{"name": "a", "reference": {"all_zero": {"C": false},

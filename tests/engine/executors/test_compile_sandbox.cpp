@@ -53,6 +53,20 @@ compile_output compile_once(asio::io_context& ioc,
     return out;
 }
 
+/// A worker command that records what the worker would see (its environment in dir/env.txt, and
+/// whatever `more` writes), then becomes the fake worker with the arguments it was given.
+worker_launch recording_fake_worker(const fs::path& dir, const std::string& more = "")
+{
+    const fs::path script = dir / "worker.sh";
+    write_file_atomic(script,
+                      "#!/bin/sh\nenv > '" + (dir / "env.txt").string() + "'\n" + more + "exec '" +
+                          fake_worker_path() + "' \"$@\"\n");
+    ::chmod(script.c_str(), 0755);
+    worker_launch l;
+    l.worker_binary = script.string();
+    return l;
+}
+
 }  // namespace
 
 BOOST_FIXTURE_TEST_SUITE(compile_sandbox_suite, io_fixture)
@@ -63,15 +77,10 @@ BOOST_AUTO_TEST_CASE(compile_workers_start_without_credentials_in_an_empty_direc
     ::setenv("OPENAI_API_KEY", secret.c_str(), 1);
     ::setenv("WARPSMITH_TEST_CREDENTIALS", "sk-registered-elsewhere-42", 1);
     register_secret("sk-registered-elsewhere-42");
-    // A wrapper that records what the worker would see, then becomes the fake compile worker.
-    const fs::path script = tmp.path() / "worker.sh";
-    write_file_atomic(script,
-                      "#!/bin/sh\nenv > '" + (tmp.path() / "env.txt").string() + "'\npwd > '" +
-                          (tmp.path() / "pwd.txt").string() + "'\nls -A > '" +
-                          (tmp.path() / "ls.txt").string() + "'\nexec '" + fake_worker_path() + "' \"$@\"\n");
-    ::chmod(script.c_str(), 0755);
-    worker_launch l;
-    l.worker_binary = script.string();
+    const worker_launch l =
+        recording_fake_worker(tmp.path(),
+                              "pwd > '" + (tmp.path() / "pwd.txt").string() + "'\nls -A > '" +
+                                  (tmp.path() / "ls.txt").string() + "'\n");
     const auto out = compile_once(
         ioc, l, tmp.path() / "cache", request("extern \"C\" __global__ void k(float* x) { x[0] = 1; }\n"));
     ::unsetenv("OPENAI_API_KEY");
@@ -100,15 +109,8 @@ BOOST_AUTO_TEST_CASE(gpu_workers_start_without_credentials)
     ::setenv("OPENAI_API_KEY", secret.c_str(), 1);
     ::setenv("WARPSMITH_TEST_CREDENTIALS", "sk-registered-elsewhere-43", 1);
     register_secret("sk-registered-elsewhere-43");
-    const fs::path script = tmp.path() / "worker.sh";
-    write_file_atomic(script,
-                      "#!/bin/sh\nenv > '" + (tmp.path() / "env.txt").string() + "'\nexec '" +
-                          fake_worker_path() + "' \"$@\"\n");
-    ::chmod(script.c_str(), 0755);
-    worker_launch l;
-    l.worker_binary = script.string();
     {
-        gpu_executor gpu(ioc, l, 0, {});
+        gpu_executor gpu(ioc, recording_fake_worker(tmp.path()), 0, {});
         auto body = [&]() -> asio::awaitable<void>
         {
             co_await gpu.start();
