@@ -4,6 +4,7 @@
 #include "harness/core/data_directory.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
+#include "harness/core/private_memory.hpp"
 #include "harness/core/terminal_text.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -123,6 +124,10 @@ void exit_with(int code)
 int cli_main(int argc, char** argv, const std::function<void(CLI::App&)>& add_commands)
 {
     bind_logging(log_level::warn);
+    // Before any command reads the API key: no core file, no /proc/<pid>/environ or mem for other
+    // processes of this user (docs/hardening.md, "The CLI's memory").
+    if (const auto privacy = keep_memory_private(); !privacy.ok())
+        log_warn("the process's memory is not private: " + privacy.problem);
     CLI::App app{"warpsmith: an agentic CUDA kernel optimizer.", "warpsmith"};
     app.set_version_flag(
         "--version", version_text, "Print the version, the source commit, and where the worker and data are");

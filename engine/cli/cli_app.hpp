@@ -1,7 +1,9 @@
 #pragma once
 
 // The CLI framework shared by every `warpsmith` subcommand (docs/cli.md):
-//  * cli_main(): global flags (--version, --log-level), the log seam bound to spdlog on stderr, and
+//  * cli_main(): the process made core-less and not dumpable before anything reads the API key
+//    (keep_memory_private, harness/core/private_memory.hpp), global flags (--version,
+//    --log-level), the log seam bound to spdlog on stderr, and
 //    the error contract: user_error -> "warpsmith: <line>" on stderr, exit 2; a bad or unknown flag
 //    -> one line, exit 2; any other exception -> one line, exit 1; never a stack trace.
 //  * A command callback ends with exit_with(code) (0: returns normally) or by throwing.
