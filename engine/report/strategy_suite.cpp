@@ -1,5 +1,6 @@
 #include "engine/report/strategy_suite.hpp"
 
+#include "engine/report/suite_options.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/json/json_reader.hpp"
@@ -18,35 +19,6 @@ namespace json = boost::json;
 
 namespace
 {
-
-// Flags the suite itself sets for every run; a suite's options may not set them.
-const std::set<std::string, std::less<>> reserved_flags{"seed",
-                                                        "budget",
-                                                        "max-candidates",
-                                                        "max-iterations",
-                                                        "max-wall-time",
-                                                        "max-tokens",
-                                                        "max-cost",
-                                                        "results",
-                                                        "resume",
-                                                        "json-progress",
-                                                        "workload",
-                                                        "provider",
-                                                        "strategy",
-                                                        "offline"};
-
-// Flags whose value is a path: relative ones resolve against the suite file's directory.
-const std::set<std::string, std::less<>> path_flags{"candidates",
-                                                    "worker",
-                                                    "eval-cache",
-                                                    "roofline",
-                                                    "reference",
-                                                    "signature",
-                                                    "initial-kernel",
-                                                    "input-cases",
-                                                    "config",
-                                                    "prices",
-                                                    "env-file"};
 
 [[noreturn]] void fail(std::string_view origin, const std::string& field, const std::string& what)
 {
@@ -97,12 +69,28 @@ std::vector<suite_flag> parse_options(const json::value& v,
             fail(origin,
                  field,
                  "'" + std::string(kv.key()) + "' is not a flag name (lower-case letters, digits, '-')");
-        if (reserved_flags.count(name))
+        if (is_set_by_the_suite(name))
             fail(
                 origin,
                 field,
                 "'" + name +
                     "' is set by the suite itself (seeds, budget, workloads, provider, strategy); remove it");
+        // A shared suite must not run programs, read files or send the key where it says
+        // (suite_options.hpp); the user can still give such a flag with --run-arg.
+        auto check = [&](const std::optional<std::string>& value)
+        {
+            if (const auto why = why_a_suite_may_not_set(name, value))
+                fail(origin,
+                     field + "." + name,
+                     "'" + name + "' " + *why +
+                         "; a suite file sets only search, timing and model options: give it on the command "
+                         "line with --run-arg (docs/bench-strategies.md)");
+        };
+        auto add = [&](std::optional<std::string> value)
+        {
+            check(value);
+            out.push_back({name, std::move(value)});
+        };
         auto one = [&](const json::value& x)
         {
             switch (x.kind())
@@ -110,19 +98,21 @@ std::vector<suite_flag> parse_options(const json::value& v,
                 case json::kind::string:
                 {
                     std::string s(x.get_string());
-                    if (path_flags.count(name))
+                    if (is_path_option(name))
                         s = resolve(dir, s);
-                    out.push_back({name, s});
+                    add(s);
                     return json::value(s);
                 }
                 case json::kind::int64:
                 case json::kind::uint64:
                 case json::kind::double_:
-                    out.push_back({name, number_text(x.to_number<double>())});
+                    add(number_text(x.to_number<double>()));
                     return x;
                 case json::kind::bool_:
                     if (x.get_bool())
-                        out.push_back({name, std::nullopt});
+                        add(std::nullopt);
+                    else
+                        check(std::nullopt);  // false leaves the flag out, but the suite still names it.
                     return x;
                 default:
                     fail(origin,

@@ -9,7 +9,7 @@
 //    "workloads": ["../workloads/sgemm"],            paths relative to the suite file
 //    "seeds": [1, 2, 3],
 //    "budget": {"candidates": 60, "wall_seconds": 900, "iterations": 10, "tokens": 2e6, "cost_usd": 5},
-//    "options": {"gpus": "0"},                        flags given to every run
+//    "options": {"gpus": "0"},                        flags given to every run (suite_options.hpp)
 //    "share_eval_cache": false,                       tune runs: --no-eval-cache unless true
 //    "strategies": [{"name": "anneal", "provider": "autotune", "strategy": "anneal"},
 //                   {"name": "mine", "provider": "scripted", "options": {"candidates": "../kernels"}},

@@ -210,11 +210,16 @@ BOOST_AUTO_TEST_CASE(bench_strategies_rejects_bad_input_in_one_line)
     std::ofstream(cwd.path() / "unknown.json")
         << R"({"name": "x", "workloads": ["w"], "seeds": [1], "budget": {"candidates": 1}, "strategies": [{"provider": "scripted"}], "extra": 1})";
     fs::create_directories(cwd.path() / "w");
-    // A flag the run rejects: the run's own one-line error, naming the run.
+    // A flag the run rejects (a model option on a tune): the run's own one-line error, naming the run.
     std::ofstream(cwd.path() / "badflag.json")
         << R"({"name": "badflag", "workloads": [")" << (source_dir() / "bench/suites/smoke/vadd").string()
         << R"("], "seeds": [1], "budget": {"candidates": 1},
-        "strategies": [{"provider": "autotune", "strategy": "random", "options": {"no-such-flag": 1}}]})";
+        "strategies": [{"provider": "autotune", "strategy": "random", "options": {"max-tool-rounds": 1}}]})";
+    // A flag a suite may not set is refused before any run (docs/bench-strategies.md).
+    std::ofstream(cwd.path() / "workercmd.json")
+        << R"({"name": "workercmd", "workloads": [")" << (source_dir() / "bench/suites/smoke/vadd").string()
+        << R"("], "seeds": [1], "budget": {"candidates": 1}, "options": {"worker-cmd": "touch pwned"},
+        "strategies": [{"provider": "autotune", "strategy": "random"}]})";
     std::ofstream(cwd.path() / "notdb.sqlite") << std::string(4096, 'z');
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
         {{"bench-strategies", "missing.json"}, "missing.json"},
@@ -222,6 +227,8 @@ BOOST_AUTO_TEST_CASE(bench_strategies_rejects_bad_input_in_one_line)
         {{"bench-strategies", "unknown.json"}, "unknown.json: extra: unknown key"},
         {{"bench-strategies", "badflag.json", "--db", "b.sqlite", "--run-arg=--worker=" + fake()},
          "random on smoke-vadd, seed 1: the run rejected its command"},
+        {{"bench-strategies", "workercmd.json", "--db", "w.sqlite", "--run-arg=--worker=" + fake()},
+         "workercmd.json: options.worker-cmd: 'worker-cmd' runs a program"},
         {{"bench-strategies", (source_dir() / "bench/suites/smoke.json").string(), "--db", "notdb.sqlite"},
          "notdb.sqlite"},
         {{"bench-strategies"}, "give a SUITE.json"},
@@ -245,6 +252,8 @@ BOOST_AUTO_TEST_CASE(bench_strategies_rejects_bad_input_in_one_line)
         BOOST_TEST(last.find(expected) != std::string::npos, r.err);
     }
     BOOST_TEST(query(cwd.path() / "b.sqlite", "SELECT status FROM sessions")[0][0] == "failed");
+    BOOST_TEST(!fs::exists(cwd.path() / "pwned"));
+    BOOST_TEST(!fs::exists(cwd.path() / "w.sqlite"));
 }
 
 BOOST_AUTO_TEST_CASE(ctrl_c_finishes_the_current_run_and_prints_the_table)

