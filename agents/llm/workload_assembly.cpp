@@ -4,6 +4,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/json/lenient.hpp"
+#include "harness/workload/file_names.hpp"
 
 namespace warpsmith::llm
 {
@@ -37,7 +38,7 @@ assembled_workload assemble_workload(const workload_sources& s, const infer_part
     else if (!s.signature.empty())
     {
         auto sig = read_object(s.signature, "--signature");
-        dir = fs::absolute(s.signature).parent_path();
+        dir = fs::absolute(s.signature).parent_path().lexically_normal();
         origin = s.signature;
         if (sig.contains("signature"))
             wj = std::move(sig);  // a partial workload.json
@@ -53,6 +54,7 @@ assembled_workload assemble_workload(const workload_sources& s, const infer_part
                     wj[k] = std::move(moved);
                 }
         }
+        anchor_file_names(wj, dir, s.signature_scope, s.signature);
     }
     else if (!s.description.empty() && s.model_provider)
         origin = "the workload inferred from --description";
@@ -72,8 +74,10 @@ assembled_workload assemble_workload(const workload_sources& s, const infer_part
         if (!cv.is_array())
             throw user_error(s.input_cases +
                              ": --input-cases must be a JSON array of cases or {\"cases\": [...]}");
-        wj["cases"] = std::move(cv);
-        dir = fs::absolute(s.input_cases).parent_path();
+        dir = fs::absolute(s.input_cases).parent_path().lexically_normal();
+        json::object cases_part{{"cases", std::move(cv)}};
+        anchor_file_names(cases_part, dir, s.input_cases_scope, s.input_cases);
+        wj["cases"] = std::move(cases_part["cases"]);
     }
     std::optional<std::string> supplied;
     if (!s.reference.empty())

@@ -32,6 +32,13 @@ struct workload_sources
     /// A model provider is in use: missing parts of a workload without `workload` may be inferred
     /// from the description.
     bool model_provider = false;
+    /// Which files the file names inside `signature` (a partial workload.json: reference, initial,
+    /// tunable, file inputs) and `input_cases` (file inputs) may reach, each from its own file's
+    /// directory: by default only files inside it, since such a file may come from someone else
+    /// (docs/workload-format.md, "File names"). file_scope::anywhere is for a run's own workload/
+    /// files, which name input files by absolute path and are read as --resume reads them.
+    file_scope signature_scope = file_scope::workload_dir;
+    file_scope input_cases_scope = file_scope::workload_dir;
 };
 
 /// Asks a model for the missing parts of `given` (a partial workload JSON whose relative paths

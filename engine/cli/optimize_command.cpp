@@ -16,6 +16,7 @@
 #include "engine/cli/search_session.hpp"
 #include "engine/report/baseline_report.hpp"
 #include "engine/report/search_table.hpp"
+#include "engine/run/run_directory.hpp"
 #include "engine/search/workload_inference.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
@@ -154,6 +155,12 @@ llm::workload_sources workload_sources_from(const optimize_args& a)
     s.initial_kernel = a.initial_kernel;
     s.description = a.description;
     s.model_provider = is_llm_provider(a.provider);
+    // A partial workload.json or cases file names files inside its own directory, unless it is a
+    // run's own (workload/workload.json or workload/cases.json of a run directory).
+    if (!a.signature.empty() && is_run_workload_file(a.signature))
+        s.signature_scope = file_scope::anywhere;
+    if (!a.input_cases.empty() && is_run_workload_file(a.input_cases))
+        s.input_cases_scope = file_scope::anywhere;
     return s;
 }
 

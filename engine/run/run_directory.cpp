@@ -159,6 +159,16 @@ run_directory run_directory::open(const fs::path& path)
     return rd;
 }
 
+bool is_run_workload_file(const fs::path& file)
+{
+    std::error_code ec;
+    const fs::path dir = fs::absolute(file, ec).lexically_normal().parent_path();
+    if (ec || dir.filename() != "workload")
+        return false;
+    const fs::path run = dir.parent_path();
+    return fs::is_regular_file(run / "run.json", ec) && fs::is_regular_file(run / "journal.jsonl", ec);
+}
+
 void run_directory::write_json(const std::string& file, const json::value& v) const
 {
     write_json_file(path_ / file, v);

@@ -42,6 +42,11 @@ void ensure_dir(const std::filesystem::path& dir);
 /// Throws user_error naming the directory when it cannot be read or created.
 std::filesystem::path claim_numbered_dir(const std::filesystem::path& parent, std::string_view prefix);
 
+/// True when `file` lies in the workload/ folder of a run directory (one holding run.json and
+/// journal.jsonl): a run's own workload.json and cases.json, which name input files by absolute path
+/// and are read with file_scope::anywhere, as --resume and report read the run.
+bool is_run_workload_file(const std::filesystem::path& file);
+
 class run_directory
 {
 public:

@@ -18,50 +18,6 @@ namespace warpsmith
 
 namespace fs = std::filesystem;
 
-namespace detail
-{
-
-namespace
-{
-
-/// True when p (lexically normal) is dir or lies under it.
-bool lies_under(const fs::path& p, const fs::path& dir)
-{
-    const fs::path rel = p.lexically_relative(dir);
-    return !rel.empty() && *rel.begin() != "..";
-}
-
-}  // namespace
-
-fs::path resolve_file(const std::string& name, const file_root& root, const json_location& loc)
-{
-    const bool absolute = fs::path(name).is_absolute();
-    fs::path p = (absolute ? fs::path(name) : root.dir / name).lexically_normal();
-    if (root.scope == file_scope::anywhere)
-        return p;
-    // A workload someone hands over must not make warpsmith read other files of the machine (a
-    // reference is copied into the run directory and shown to the model; an input file is uploaded
-    // and its values appear in mismatch reports).
-    const std::string rule =
-        ": a workload names its files by relative paths inside its own directory (docs/workload-format.md)";
-    if (std::any_of(name.begin(),
-                    name.end(),
-                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
-        loc.fail("a file name holds a control character" + rule);
-    if (absolute)
-        loc.fail(quote(name) + " is absolute" + rule);
-    if (!lies_under(p, root.dir))
-        loc.fail(quote(name) + " leaves the directory" + rule);
-    std::error_code ec_file, ec_dir;
-    const fs::path real = fs::weakly_canonical(p, ec_file);
-    const fs::path real_dir = fs::weakly_canonical(root.dir, ec_dir);
-    if (ec_file || ec_dir || !lies_under(real, real_dir))
-        loc.fail(quote(name) + " leads out of the directory through a symbolic link" + rule);
-    return p;
-}
-
-}  // namespace detail
-
 const workload_case* workload::find_case(std::string_view case_name) const
 {
     for (const auto& c : cases)

@@ -27,7 +27,7 @@ namespace warpsmith::detail
 
 inline constexpr double max_exact_integer = 9007199254740992.0;  // 2^53
 
-// ---- file names (workload.cpp) ------------------------------------------------------------------
+// ---- file names (file_names.cpp) -----------------------------------------------------------------
 
 /// Where a workload's file names resolve and which files they may reach.
 struct file_root

@@ -158,4 +158,102 @@ BOOST_AUTO_TEST_CASE(what_cannot_make_a_workload_is_a_user_error_naming_the_flag
     BOOST_TEST(message_of(g.sources).find("--reference") != std::string::npos);
 }
 
+/// The user_error of assembling `s` ("no error" when it assembles).
+std::string assembly_error(const llm::workload_sources& s)
+{
+    try
+    {
+        llm::assemble_workload(s, no_inference);
+    }
+    catch (const user_error& e)
+    {
+        return std::string(e.what());
+    }
+    return "no error";
+}
+
+/// vadd's cases and one more whose input `a` (4 floats) is read from the file `path`.
+json::array cases_with_file_input(const std::string& path)
+{
+    auto cases = vadd_cases();
+    cases.push_back(
+        json::object{{"name", "from-file"},
+                     {"values", json::object{{"n", 4}}},
+                     {"inputs", json::object{{"a", json::object{{"gen", "file"}, {"path", path}}}}}});
+    return cases;
+}
+
+BOOST_AUTO_TEST_CASE(file_names_in_a_signature_or_cases_file_stay_inside_its_directory)
+{
+    // A partial workload.json (--signature) or a cases file (--input-cases) someone hands over
+    // names files the way a workload directory does: inside its own directory.
+    temp_dir outside("warpsmith-assembly-outside");
+    write(outside.path() / "secret.bin", std::string(16, 'S'));
+    write(outside.path() / "secret.cu", vadd_source);
+    const std::string up = "../" + outside.path().filename().string();
+
+    for (const auto& [path, problem] : std::vector<std::pair<std::string, std::string>>{
+             {(outside.path() / "secret.bin").string(), "is absolute"},
+             {up + "/secret.bin", "leaves the directory"},
+             {"link/secret.bin", "leads out of the directory through a symbolic link"}})
+    {
+        parts_fixture f;
+        fs::create_directory_symlink(outside.path(), f.tmp.path() / "link");
+        write(f.tmp.path() / "cases.json",
+              json::serialize(json::object{{"cases", cases_with_file_input(path)}}));
+        const auto e = assembly_error(f.sources);
+        BOOST_TEST(e.find(f.sources.input_cases + ": cases[2].inputs.a.path: ") != std::string::npos, e);
+        BOOST_TEST(e.find(problem) != std::string::npos, e);
+
+        // The same cases inside a partial workload.json given with --signature.
+        auto partial = vadd_signature();
+        json::object whole{{"signature", json::object{{"entry", "vadd"}, {"params", partial.at("params")}}},
+                           {"launch", partial.at("launch")},
+                           {"cases", cases_with_file_input(path)}};
+        write(f.tmp.path() / "partial.json", json::serialize(whole));
+        f.sources.signature = (f.tmp.path() / "partial.json").string();
+        f.sources.input_cases.clear();
+        const auto p = assembly_error(f.sources);
+        BOOST_TEST(p.find(f.sources.signature + ": cases[2].inputs.a.path: ") != std::string::npos, p);
+        BOOST_TEST(p.find(problem) != std::string::npos, p);
+
+        // A reference named by the partial workload.json.
+        const std::string reference = path.substr(0, path.size() - 4) + ".cu";
+        whole.erase("cases");
+        whole["reference"] = reference;
+        write(f.tmp.path() / "partial.json", json::serialize(whole));
+        f.sources.input_cases = (f.tmp.path() / "cases.json").string();
+        write(f.tmp.path() / "cases.json", json::serialize(json::object{{"cases", vadd_cases()}}));
+        f.sources.reference.clear();
+        const auto r = assembly_error(f.sources);
+        BOOST_TEST(r.find(f.sources.signature + ": reference: ") != std::string::npos, r);
+        BOOST_TEST(r.find(problem) != std::string::npos, r);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(each_file_names_files_relative_to_its_own_directory)
+{
+    // The partial workload.json in one directory names its reference, the cases file in another
+    // names an input file: each resolves against its own file's directory.
+    parts_fixture f;
+    temp_dir cases_dir("warpsmith-assembly-cases");
+    fs::create_directory(cases_dir.path() / "data");
+    write(cases_dir.path() / "data" / "a.bin", std::string(16, '\0'));
+    write(cases_dir.path() / "cases.json",
+          json::serialize(json::object{{"cases", cases_with_file_input("data/a.bin")}}));
+    auto sig = vadd_signature();
+    json::object whole{{"signature", json::object{{"entry", "vadd"}, {"params", sig.at("params")}}},
+                       {"launch", sig.at("launch")},
+                       {"reference", "reference.cu"}};
+    write(f.tmp.path() / "partial.json", json::serialize(whole));
+    f.sources.signature = (f.tmp.path() / "partial.json").string();
+    f.sources.input_cases = (cases_dir.path() / "cases.json").string();
+    f.sources.reference.clear();
+    const auto a = llm::assemble_workload(f.sources, no_inference);
+    BOOST_TEST(a.work.reference.source == vadd_source);
+    BOOST_REQUIRE(a.work.cases.size() == 3u);
+    const auto input = a.work.to_json().at("cases").at(2).at("inputs").at("a").at("path");
+    BOOST_TEST(json::value_to<std::string>(input) == (cases_dir.path() / "data" / "a.bin").string());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -386,4 +386,83 @@ BOOST_AUTO_TEST_CASE(the_demo_replays_the_committed_evaluations_without_a_gpu)
     BOOST_TEST(other.out.find("without one (told +inf") != std::string::npos, other.out);
 }
 
+BOOST_AUTO_TEST_CASE(a_runs_own_cases_start_a_new_run_and_others_name_files_inside_their_directory)
+{
+    // A run of a workload with a file input; its workload/cases.json names that file by absolute
+    // path (docs/run-directory.md), and --input-cases of it starts a new run (a run's own files are
+    // read as --resume reads them). The same cases copied elsewhere are refused: a cases file from
+    // someone else names files inside its own directory only.
+    temp_dir tmp("warpsmith-run-cases");
+    const fs::path data = source_dir() / "tests" / "engine" / "run" / "data";
+    const fs::path w = tmp.path() / "w";
+    fs::create_directories(w);
+    fs::copy_file(data / "vadd" / "reference.cu", w / "reference.cu");
+    fs::copy_file(data / "vadd" / "initial.cu", w / "initial.cu");
+    auto wj = read_json_file(data / "vadd" / "workload.json");
+    wj.as_object()["cases"].as_array().push_back(json::parse(
+        R"({"name": "from-file", "values": {"n": 4}, "inputs": {"a": {"gen": "file", "path": "a4.bin"}}})"));
+    write_json_file(w / "workload.json", wj);
+    std::ofstream(w / "a4.bin", std::ios::binary) << std::string(16, '\0');
+    ::setenv("WARPSMITH_CACHE_DIR", (tmp.path() / "cache").c_str(), 1);
+    auto optimize = [&](std::vector<std::string> parts)
+    {
+        std::vector<std::string> args{"optimize",
+                                      "--worker",
+                                      fake(),
+                                      "--in-process-compile",
+                                      "--gpus",
+                                      "0",
+                                      "--candidates",
+                                      (data / "candidates").string(),
+                                      "--branches",
+                                      "1",
+                                      "--max-iterations",
+                                      "1",
+                                      "--confirm-top",
+                                      "1"};
+        args.insert(args.end(), parts.begin(), parts.end());
+        return run_warpsmith(args, tmp.path());
+    };
+    const auto first = optimize({"--workload", w.string()});
+    BOOST_TEST_REQUIRE(first.rc == 0, first.err);
+    const fs::path run = tmp.path() / "results" / "run-001" / "workload";
+    const auto cases = slurp(run / "cases.json");
+    BOOST_TEST(cases.find((w / "a4.bin").string()) != std::string::npos, cases);
+
+    const auto again = optimize({"--signature",
+                                 (run / "workload.json").string(),
+                                 "--input-cases",
+                                 (run / "cases.json").string(),
+                                 "--reference",
+                                 (run / "reference.cu").string()});
+    BOOST_TEST(again.rc == 0, again.err);
+    BOOST_TEST(fs::exists(tmp.path() / "results" / "run-002" / "workload" / "cases.json"));
+
+    fs::create_directories(tmp.path() / "elsewhere");
+    fs::copy_file(run / "cases.json", tmp.path() / "elsewhere" / "cases.json");
+    fs::copy_file(run / "workload.json", tmp.path() / "elsewhere" / "workload.json");
+    for (const auto& flag : {"--input-cases", "--signature"})
+    {
+        std::vector<std::string> parts{"--reference", (run / "reference.cu").string()};
+        if (std::string(flag) == "--input-cases")
+            parts.insert(parts.end(),
+                         {"--signature",
+                          (run / "workload.json").string(),
+                          "--input-cases",
+                          (tmp.path() / "elsewhere" / "cases.json").string()});
+        else
+            parts.insert(parts.end(),
+                         {"--signature",
+                          (tmp.path() / "elsewhere" / "workload.json").string(),
+                          "--input-cases",
+                          (run / "cases.json").string()});
+        const auto foreign = optimize(parts);
+        BOOST_TEST(foreign.rc == 2, flag << ": " << foreign.err);
+        BOOST_TEST(one_error_line(foreign.err), foreign.err);
+        BOOST_TEST(foreign.err.find("elsewhere/") != std::string::npos, foreign.err);
+        BOOST_TEST(foreign.err.find("a4.bin' is absolute") != std::string::npos, foreign.err);
+    }
+    ::unsetenv("WARPSMITH_CACHE_DIR");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

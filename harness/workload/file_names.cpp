@@ -1,0 +1,107 @@
+// Where a workload's file names may lead (file_names.hpp, workload_parse.hpp): resolve_file for the
+// parsers, anchor_file_names for parts of a workload read from separate files.
+
+#include "harness/workload/file_names.hpp"
+
+#include "harness/core/error.hpp"
+#include "harness/workload/workload_parse.hpp"
+
+#include <algorithm>
+
+namespace warpsmith
+{
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace detail
+{
+
+namespace
+{
+
+/// True when p (lexically normal) is dir or lies under it.
+bool lies_under(const fs::path& p, const fs::path& dir)
+{
+    const fs::path rel = p.lexically_relative(dir);
+    return !rel.empty() && *rel.begin() != "..";
+}
+
+}  // namespace
+
+fs::path resolve_file(const std::string& name, const file_root& root, const json_location& loc)
+{
+    const bool absolute = fs::path(name).is_absolute();
+    fs::path p = (absolute ? fs::path(name) : root.dir / name).lexically_normal();
+    if (root.scope == file_scope::anywhere)
+        return p;
+    // A workload someone hands over must not make warpsmith read other files of the machine (a
+    // reference is copied into the run directory and shown to the model; an input file is uploaded
+    // and its values appear in mismatch reports).
+    const std::string rule =
+        ": a workload names its files by relative paths inside its own directory (docs/workload-format.md)";
+    if (std::any_of(name.begin(),
+                    name.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+        loc.fail("a file name holds a control character" + rule);
+    if (absolute)
+        loc.fail(quote(name) + " is absolute" + rule);
+    if (!lies_under(p, root.dir))
+        loc.fail(quote(name) + " leaves the directory" + rule);
+    std::error_code ec_file, ec_dir;
+    const fs::path real = fs::weakly_canonical(p, ec_file);
+    const fs::path real_dir = fs::weakly_canonical(root.dir, ec_dir);
+    if (ec_file || ec_dir || !lies_under(real, real_dir))
+        loc.fail(quote(name) + " leads out of the directory through a symbolic link" + rule);
+    return p;
+}
+
+}  // namespace detail
+
+void anchor_file_names(json::object& parts, const fs::path& dir, file_scope scope, std::string_view origin)
+try
+{
+    const detail::file_root root{dir, scope};
+    const json_location top(std::string(origin), {});
+    auto anchor = [&root](json::value& name, const json_location& loc)
+    {
+        if (name.is_string() && !name.get_string().empty())
+            name = json::string(detail::resolve_file(std::string(name.get_string()), root, loc).string());
+    };
+    for (const char* kernel : {"reference", "initial", "tunable"})
+        if (auto* v = parts.if_contains(kernel))
+        {
+            if (auto* tunable = v->if_object())  // {"source": "file.cu", "launch": ..., "entry": ...}
+            {
+                if (auto* source = tunable->if_contains("source"))
+                    anchor(*source, top.key(kernel).key("source"));
+            }
+            else
+                anchor(*v, top.key(kernel));
+        }
+    auto* cases = parts.if_contains("cases");
+    if (!cases || !cases->is_array())
+        return;
+    for (std::size_t i = 0; i < cases->get_array().size(); ++i)
+    {
+        auto* c = cases->get_array()[i].if_object();
+        auto* inputs = c ? c->if_contains("inputs") : nullptr;
+        if (!inputs || !inputs->is_object())
+            continue;
+        for (auto& [param, spec] : inputs->get_object())
+        {
+            auto* input = spec.if_object();
+            const auto* gen = input ? input->if_contains("gen") : nullptr;
+            if (!gen || !gen->is_string() || gen->get_string() != "file")
+                continue;
+            if (auto* path = input->if_contains("path"))
+                anchor(*path, top.key("cases").index(i).key("inputs").key(param).key("path"));
+        }
+    }
+}
+catch (const json_error& e)
+{
+    throw user_error(e.what());
+}
+
+}  // namespace warpsmith
