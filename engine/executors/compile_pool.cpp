@@ -15,6 +15,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -126,6 +127,7 @@ struct compile_pool::impl
 
     // In-process mode.
     std::optional<nvrtc_compiler> compiler;
+    std::atomic<bool> sandbox_warned{false};
     std::optional<asio::thread_pool> pool;
 
     // Process mode: one persistent compile worker per slot, started on first use.
@@ -147,8 +149,20 @@ struct compile_pool::impl
     asio::awaitable<compile_output> compile_in_process(compile_request request)
     {
         const nvrtc_compiler* c = &*compiler;
-        auto job = [c, r = std::move(request)]() -> asio::awaitable<compile_output>
-        { co_return c->compile(r); };
+        std::optional<std::filesystem::path> cache;
+        if (opts.use_cache)
+            cache = cache_dir;
+        // This process holds the API key: each pool thread closes its own view of the file system
+        // before its first compile (docs/hardening.md, "Model code reads no host file").
+        auto job = [this, c, cache, r = std::move(request)]() -> asio::awaitable<compile_output>
+        {
+            const auto sandbox = enter_compile_sandbox_on_this_thread(cache);
+            if (sandbox.status != sandbox_outcome::state::applied && !sandbox_warned.exchange(true))
+                log(log_level::warn,
+                    "no Landlock file-system sandbox for in-process compiles (" + sandbox.detail +
+                        "); they rely on the include policy alone");
+            co_return c->compile(r);
+        };
         co_return co_await asio::co_spawn(pool->get_executor(), std::move(job), asio::use_awaitable);
     }
 

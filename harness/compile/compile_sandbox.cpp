@@ -304,4 +304,22 @@ std::optional<sandbox_outcome> compile_sandbox_outcome()
     return sandbox_result;
 }
 
+sandbox_outcome enter_compile_sandbox_on_this_thread(const std::optional<fs::path>& cache_dir)
+{
+    thread_local std::optional<sandbox_outcome> entered;
+    if (entered)
+        return *entered;
+    std::error_code ec;
+    if (cache_dir)
+        fs::create_directories(*cache_dir, ec);
+    {
+        // The toolkit include directories are resolved (and cached) before this thread's view of
+        // the file system closes.
+        std::lock_guard lock(sandbox_mutex);
+        (void)fixed_compile_options("sm_90");
+    }
+    entered = restrict_file_access(compile_sandbox_rules({}, cache_dir));
+    return *entered;
+}
+
 }  // namespace warpsmith

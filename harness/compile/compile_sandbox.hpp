@@ -18,6 +18,12 @@
 // warning line to stderr and compiles without the file-system sandbox; the environment and the
 // working directory are still clean. Landlock restricts the calling thread and the threads and
 // processes it starts later; the compile worker compiles on its main thread.
+//
+// In-process compiles of the compile pool (in the CLI, which holds the key) use the per-thread
+// form, enter_compile_sandbox_on_this_thread, on the pool's own threads.
+//
+// In-process compiles of the compile pool (the CLI, which holds the key) use the per-thread form,
+// enter_compile_sandbox_on_this_thread, on the pool's own threads.
 
 #include <filesystem>
 #include <optional>
@@ -83,5 +89,12 @@ void enter_compile_sandbox_if_requested(const std::optional<std::filesystem::pat
 /// The outcome of enter_compile_sandbox_if_requested in this process; nullopt when it has not
 /// sandboxed (not asked, or not yet).
 std::optional<sandbox_outcome> compile_sandbox_outcome();
+
+/// For compiles in a process that holds secrets (the compile pool's in-process mode): restricts the
+/// calling thread, once, to what a compile needs, the rules of compile_sandbox_rules without a
+/// temporary directory (read and write only /dev/null and cache_dir). Landlock binds the thread, not
+/// the process, so the caller's other threads keep their access; a thread that compiles must not do
+/// anything else later. Returns the outcome of the first call on this thread every time.
+sandbox_outcome enter_compile_sandbox_on_this_thread(const std::optional<std::filesystem::path>& cache_dir);
 
 }  // namespace warpsmith

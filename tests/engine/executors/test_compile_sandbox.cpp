@@ -53,6 +53,16 @@ compile_output compile_once(asio::io_context& ioc,
     return out;
 }
 
+/// A kernel whose __has_include, spelled by token pasting, passes the textual include policy and
+/// stops the compile at #error when the file it names can be opened.
+std::string pasted_probe_of(const fs::path& file)
+{
+    return "#define PASTE(a, b) a##b\n#if PASTE(__has_, include)(\"" + file.string() +
+           "\")\n#error the compile can read host files\n#endif\n"
+           "#include <cuda_fp16.h>\n"
+           "extern \"C\" __global__ void k(float* x) { x[0] = __half2float(__float2half(1.0f)); }\n";
+}
+
 /// A worker command that records what the worker would see (its environment in dir/env.txt, and
 /// whatever `more` writes), then becomes the fake worker with the arguments it was given.
 worker_launch recording_fake_worker(const fs::path& dir, const std::string& more = "")
@@ -170,6 +180,45 @@ BOOST_AUTO_TEST_CASE(the_real_compile_worker_reads_no_host_file)
     BOOST_TEST(out.compiled, out.error << "\n" << out.log);
     // The cache was written from inside the sandbox.
     BOOST_TEST(!fs::is_empty(tmp.path() / "cache"));
+}
+
+BOOST_AUTO_TEST_CASE(in_process_compiles_read_no_host_file_and_leave_the_process_its_files)
+{
+    // --in-process-compile runs NVRTC in the CLI, which holds the API key: its compile threads
+    // close their own view of the file system, the rest of the process keeps it.
+    temp_dir tmp("warpsmith-sandbox-in-process");
+    const fs::path secret_file = tmp.path() / ".env";
+    write_file_atomic(secret_file, "OPENAI_API_KEY=" + secret + "\n");
+    compile_pool_options opts;
+    opts.workers = 2;
+    opts.in_process = true;
+    opts.cache_dir = (tmp.path() / "cache").string();
+    std::vector<compile_output> outs;
+    {
+        compile_pool pool(ioc, worker_launch{}, opts);
+        auto body = [&]() -> asio::awaitable<void>
+        {
+            for (int i = 0; i < 3; ++i)  // more compiles than threads: every thread is closed
+            {
+                compile_request r = request(pasted_probe_of(secret_file) + "// " + std::to_string(i) + "\n");
+                outs.push_back(co_await pool.compile(std::move(r)));
+            }
+            co_await pool.stop();
+        };
+        run_coro(ioc, body(), 120s);
+    }
+    BOOST_TEST(read_text_file(secret_file).find(secret) != std::string::npos);  // this thread still reads it
+    if (landlock_abi_version() == 0)
+    {
+        BOOST_TEST_MESSAGE("Landlock unavailable here: in-process compiles rely on the include policy");
+        return;
+    }
+    for (const auto& out : outs)
+    {
+        BOOST_TEST(out.compiled, out.error << "\n" << out.log);
+        BOOST_TEST(out.log.find(secret) == std::string::npos);
+    }
+    BOOST_TEST(!fs::is_empty(tmp.path() / "cache"));  // written from inside the sandbox
 }
 
 BOOST_AUTO_TEST_SUITE_END()
