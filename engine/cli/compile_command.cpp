@@ -1,4 +1,5 @@
-// warpsmith compile: NVRTC in this process (no GPU needed), resource usage and log.
+// warpsmith compile: NVRTC in this process on a thread closed by Landlock (no GPU needed), resource
+// usage and log.
 
 #include "engine/cli/cli_app.hpp"
 #include "engine/cli/commands.hpp"
@@ -6,15 +7,19 @@
 #include "engine/cli/kernel_entry.hpp"
 #include "harness/compile/compile_cache.hpp"
 #include "harness/compile/compile_options.hpp"
+#include "harness/compile/compile_sandbox.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/core/log.hpp"
 
 #include <boost/json/value_from.hpp>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
 #include <memory>
+#include <thread>
 
 namespace warpsmith
 {
@@ -23,6 +28,39 @@ namespace fs = std::filesystem;
 
 namespace
 {
+
+/// Compiles on a thread of its own that first closes its view of the file system (Landlock binds a
+/// thread; docs/hardening.md, "Model code reads no host file"): a kernel that gets past the include
+/// policy sees no host file, while the calling thread keeps its access (it writes -o wherever the
+/// user asks).
+compile_output compile_on_a_closed_thread(const nvrtc_compiler& compiler,
+                                          const compile_request& req,
+                                          const std::optional<fs::path>& cache_dir)
+{
+    compile_output out;
+    sandbox_outcome sandbox;
+    std::exception_ptr failure;
+    std::thread compiling(
+        [&]
+        {
+            try
+            {
+                sandbox = enter_compile_sandbox_on_this_thread(cache_dir);
+                out = compiler.compile(req);
+            }
+            catch (...)
+            {
+                failure = std::current_exception();
+            }
+        });
+    compiling.join();
+    if (failure)
+        std::rethrow_exception(failure);
+    if (sandbox.status != sandbox_outcome::state::applied)
+        log_warn("no Landlock file-system sandbox for this compile (" + sandbox.detail +
+                 "); it relies on the include policy alone");
+    return out;
+}
 
 struct compile_args
 {
@@ -103,11 +141,14 @@ int compile_main(const compile_args& a)
     if (auto why = check_compile_options(req.options))
         throw user_error(*why);
 
-    std::optional<compile_cache> cache;
+    std::optional<fs::path> cache_dir;
     if (!a.no_cache)
-        cache.emplace(a.cache_dir.empty() ? compile_cache::default_dir() : fs::path(a.cache_dir));
-    nvrtc_compiler compiler(std::move(cache));
-    compile_output out = compiler.compile(req);
+        cache_dir = a.cache_dir.empty() ? compile_cache::default_dir() : fs::path(a.cache_dir);
+    std::optional<compile_cache> cache;
+    if (cache_dir)
+        cache.emplace(*cache_dir);
+    const nvrtc_compiler compiler(std::move(cache));
+    compile_output out = compile_on_a_closed_thread(compiler, req, cache_dir);
 
     if (out.compiled && !a.output.empty())
         write_file_atomic(a.output, out.cubin);

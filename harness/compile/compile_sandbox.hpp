@@ -19,8 +19,8 @@
 // working directory are still clean. Landlock restricts the calling thread and the threads and
 // processes it starts later; the compile worker compiles on its main thread.
 //
-// In-process compiles of the compile pool (in the CLI, which holds the key) use the per-thread
-// form, enter_compile_sandbox_on_this_thread, on the pool's own threads.
+// In-process compiles in the CLI, which holds the key (the compile pool's threads, and the thread
+// `warpsmith compile` compiles on), use the per-thread form, enter_compile_sandbox_on_this_thread.
 //
 // In-process compiles of the compile pool (the CLI, which holds the key) use the per-thread form,
 // enter_compile_sandbox_on_this_thread, on the pool's own threads.

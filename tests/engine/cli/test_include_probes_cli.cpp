@@ -1,11 +1,13 @@
 // Model code reads no host file, end to end (docs/hardening.md): from a directory whose .env holds an
 // API key, with a key in the environment too,
 //  * `warpsmith compile` of every probe of tests/cheats/includes refuses it with the one-line rule
-//    (exit 1), compiles the allowed control, and prints the key nowhere;
+//    (exit 1), compiles the allowed control, and prints the key nowhere; a probe the policy cannot
+//    see (a pasted __has_include) finds no host file, since the compile runs on a closed thread;
 //  * `warpsmith optimize --provider scripted` with include probes among its candidates (the fake
 //    worker on "GPU 0", real NVRTC in process) finishes, records the refusals, and no file of the run
 //    directory holds the key.
 
+#include "harness/compile/compile_sandbox.hpp"
 #include "harness/core/json_file.hpp"
 #include "tests/engine/cli/cli_test_support.hpp"
 
@@ -82,6 +84,35 @@ BOOST_AUTO_TEST_CASE(warpsmith_compile_refuses_every_probe_and_prints_no_secret)
             BOOST_TEST(r.out.find(std::string(p.at("rule").as_string())) != std::string::npos, r.out);
         }
     }
+}
+
+BOOST_AUTO_TEST_CASE(warpsmith_compile_opens_no_host_file_for_a_probe_the_policy_cannot_see)
+{
+    // A __has_include spelled by token pasting passes the textual policy; `warpsmith compile` then
+    // compiles on a thread closed by Landlock, so the probe of the .env beside it finds nothing (and
+    // without the sandbox the kernel stops at its #error), while -o is still written.
+    if (!present(bin_dir() / "warpsmith"))
+        return;
+    temp_dir tmp("warpsmith-include-cli-pasted");
+    write_dotenv(tmp.path());
+    const fs::path kernel = tmp.path() / "pasted.cu";
+    write_file_atomic(kernel,
+                      "#define PASTE(a, b) a##b\n#if PASTE(__has_, include)(\"" +
+                          (tmp.path() / ".env").string() +
+                          "\")\n#error the compile can read host files\n#endif\n"
+                          "extern \"C\" __global__ void k(float* x) { x[0] = 1.0f; }\n");
+    const auto r = run_warpsmith(
+        {"compile", kernel.string(), "--cache-dir", (tmp.path() / "cache").string(), "-o", "k.cubin"},
+        tmp.path());
+    BOOST_TEST(r.out.find(secret) == std::string::npos, r.out);
+    if (landlock_abi_version() == 0)
+    {
+        BOOST_TEST_MESSAGE("Landlock unavailable here: warpsmith compile relies on the include policy");
+        return;
+    }
+    BOOST_TEST(r.rc == 0, r.out << r.err);
+    BOOST_TEST(fs::file_size(tmp.path() / "k.cubin") > 0u);
+    BOOST_TEST(!fs::is_empty(tmp.path() / "cache"));  // written from inside the sandbox
 }
 
 BOOST_AUTO_TEST_CASE(a_scripted_optimize_with_include_probes_leaves_no_secret_in_the_run_directory)
