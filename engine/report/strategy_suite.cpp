@@ -424,12 +424,10 @@ std::vector<planned_run> plan_runs(const strategy_suite& suite,
     std::vector<planned_run> out;
     auto add_flags = [](std::vector<std::string>& args, const std::vector<suite_flag>& flags)
     {
+        // One argument per flag, its value bound with '=': a value is never read as a flag of its
+        // own ({"no-measure": "--worker-cmd=..."} used to run the command the allow-list refuses).
         for (const auto& f : flags)
-        {
-            args.push_back("--" + f.name);
-            if (f.value)
-                args.push_back(*f.value);
-        }
+            args.push_back(f.value ? "--" + f.name + "=" + *f.value : "--" + f.name);
     };
     auto has_flag = [](const std::vector<suite_flag>& flags, std::string_view name)
     { return std::any_of(flags.begin(), flags.end(), [&](const auto& f) { return f.name == name; }); };

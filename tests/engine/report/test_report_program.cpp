@@ -220,6 +220,12 @@ BOOST_AUTO_TEST_CASE(bench_strategies_rejects_bad_input_in_one_line)
         << R"({"name": "workercmd", "workloads": [")" << (source_dir() / "bench/suites/smoke/vadd").string()
         << R"("], "seeds": [1], "budget": {"candidates": 1}, "options": {"worker-cmd": "touch pwned"},
         "strategies": [{"provider": "autotune", "strategy": "random"}]})";
+    // Nor can a value smuggle it in: a bare flag given a value that looks like a flag of its own.
+    std::ofstream(cwd.path() / "smuggle.json")
+        << R"({"name": "smuggle", "workloads": [")" << (source_dir() / "bench/suites/smoke/vadd").string()
+        << R"("], "seeds": [1], "budget": {"candidates": 1},
+        "options": {"gpus": "0", "no-measure": "--worker-cmd=touch pwned; false"},
+        "strategies": [{"provider": "autotune", "strategy": "random"}]})";
     std::ofstream(cwd.path() / "notdb.sqlite") << std::string(4096, 'z');
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
         {{"bench-strategies", "missing.json"}, "missing.json"},
@@ -229,6 +235,8 @@ BOOST_AUTO_TEST_CASE(bench_strategies_rejects_bad_input_in_one_line)
          "random on smoke-vadd, seed 1: the run rejected its command"},
         {{"bench-strategies", "workercmd.json", "--db", "w.sqlite", "--run-arg=--worker=" + fake()},
          "workercmd.json: options.worker-cmd: 'worker-cmd' runs a program"},
+        {{"bench-strategies", "smuggle.json", "--db", "s.sqlite", "--run-arg=--worker=" + fake()},
+         "random on smoke-vadd, seed 1: the run rejected its command"},
         {{"bench-strategies", (source_dir() / "bench/suites/smoke.json").string(), "--db", "notdb.sqlite"},
          "notdb.sqlite"},
         {{"bench-strategies"}, "give a SUITE.json"},
@@ -242,13 +250,15 @@ BOOST_AUTO_TEST_CASE(bench_strategies_rejects_bad_input_in_one_line)
     for (const auto& [args, expected] : cases)
     {
         auto r = run_warpsmith(args, cwd.path());
-        BOOST_TEST(r.rc == 2, args[1] << ": rc " << r.rc << " " << r.err);
+        const std::string suite = args.size() > 1 ? args[1] : "";  // one case gives no suite at all
+        BOOST_TEST(r.rc == 2, suite << ": rc " << r.rc << " " << r.err);
         // A run that rejects its flags is found once the suite has started (its progress lines
         // come first): the error is then the last line.
         const auto last = r.err.substr(r.err.rfind('\n', r.err.size() - 2) == std::string::npos
                                            ? 0
                                            : r.err.rfind('\n', r.err.size() - 2) + 1);
-        BOOST_TEST(one_error_line(args[1] == "badflag.json" ? last : r.err), r.err);
+        const bool run_started = suite == "badflag.json" || suite == "smuggle.json";
+        BOOST_TEST(one_error_line(run_started ? last : r.err), r.err);
         BOOST_TEST(last.find(expected) != std::string::npos, r.err);
     }
     BOOST_TEST(query(cwd.path() / "b.sqlite", "SELECT status FROM sessions")[0][0] == "failed");

@@ -121,23 +121,24 @@ BOOST_AUTO_TEST_CASE(a_suite_plans_every_run_in_seed_order)
     BOOST_TEST(has(tune, {"--max-wall-time", "600"}));
     BOOST_TEST(has(tune, {"--no-eval-cache"}));
     BOOST_TEST(has(tune, {"--results", "/r/bench-mini", "--json-progress"}));
-    BOOST_TEST(has(tune, {"--gpus", "0,1", "--in-process-compile", "--timing", "hot"}));
-    BOOST_TEST(!has(tune, {"--no-compile-prune"}));  // false leaves a flag out
+    BOOST_TEST(
+        has(tune, {"--gpus=0,1", "--in-process-compile", "--timing=hot"}));  // a value bound to its flag
+    BOOST_TEST(!has(tune, {"--no-compile-prune"}));                          // false leaves a flag out
     BOOST_TEST(tune.back() == "--worker=/bin/fake");
 
     const auto& scripted = plan[1].args;
     BOOST_TEST(
         has(scripted, {"optimize", "--workload", "/suites/wl/a", "--provider", "scripted", "--seed", "1"}));
     BOOST_TEST(has(scripted, {"--max-candidates", "20"}));
-    BOOST_TEST(has(scripted, {"--candidates", "/suites/kernels"}));  // paths resolve against the suite
-    BOOST_TEST(has(scripted, {"--scripted-latency-ms", "2000"}));
+    BOOST_TEST(has(scripted, {"--candidates=/suites/kernels"}));  // paths resolve against the suite
+    BOOST_TEST(has(scripted, {"--scripted-latency-ms=2000"}));
     BOOST_TEST(!has(scripted, {"--strategy"}));
     BOOST_TEST(!has(scripted, {"--no-eval-cache"}));
 
     const auto& model = plan[2].args;
     BOOST_TEST(has(model, {"--provider", "openai-chat", "--strategy", "refine"}));
-    BOOST_TEST(has(model, {"--base-url", "http://127.0.0.1:8000/v1", "--model", "qwen"}));
-    BOOST_TEST(has(model, {"--max-tool-rounds", "2"}));
+    BOOST_TEST(has(model, {"--base-url=http://127.0.0.1:8000/v1", "--model=qwen"}));
+    BOOST_TEST(has(model, {"--max-tool-rounds=2"}));
 }
 
 BOOST_AUTO_TEST_CASE(bad_suites_are_one_line_errors_naming_the_field)
