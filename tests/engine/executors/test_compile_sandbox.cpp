@@ -11,6 +11,8 @@
 #include "harness/core/secret_redaction.hpp"
 #include "tests/engine/executors/executor_test_support.hpp"
 
+#include <boost/asio/detached.hpp>
+
 #include <cstdlib>
 #include <sys/stat.h>
 
@@ -196,13 +198,18 @@ BOOST_AUTO_TEST_CASE(in_process_compiles_read_no_host_file_and_leave_the_process
     std::vector<compile_output> outs;
     {
         compile_pool pool(ioc, worker_launch{}, opts);
+        auto one = [&](int i) -> asio::awaitable<void>
+        {
+            compile_request r = request(pasted_probe_of(secret_file) + "// " + std::to_string(i) + "\n");
+            outs.push_back(co_await pool.compile(std::move(r)));
+        };
         auto body = [&]() -> asio::awaitable<void>
         {
-            for (int i = 0; i < 3; ++i)  // more compiles than threads: every thread is closed
-            {
-                compile_request r = request(pasted_probe_of(secret_file) + "// " + std::to_string(i) + "\n");
-                outs.push_back(co_await pool.compile(std::move(r)));
-            }
+            // Four at once on two threads: both threads compile, each closed before its first.
+            for (int i = 0; i < 4; ++i)
+                asio::co_spawn(ioc, one(i), asio::detached);
+            while (outs.size() < 4)
+                co_await pause(5ms);
             co_await pool.stop();
         };
         run_coro(ioc, body(), 120s);
