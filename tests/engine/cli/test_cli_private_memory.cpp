@@ -127,10 +127,10 @@ BOOST_AUTO_TEST_CASE(the_cli_writes_no_core_and_is_not_dumpable_while_its_worker
     BOOST_REQUIRE(cli > 0);
 
     const auto pids = wait_for_line(cwd.path() / "worker.pid");
-    const std::string parent = slurp(cwd.path() / "worker.pid").substr(pids.size() + 1);
     const bool started = !pids.empty();
     if (started)
     {
+        const std::string parent = slurp(cwd.path() / "worker.pid").substr(pids.size() + 1);
         const pid_t worker = static_cast<pid_t>(std::stol(pids));
         BOOST_TEST(std::stol(parent) == cli, "the worker's parent is " << parent << ", not the CLI " << cli);
         BOOST_TEST(core_limits(cli) == "0 0", "the CLI's core limits: " << core_limits(cli));
