@@ -71,6 +71,12 @@ void search_session_args::add_evaluation_flags(CLI::App& c,
                in_process_compile,
                "Compile with NVRTC in this process instead of compile workers (small machines)")
         ->group(group);
+    c.add_option("--compile-memory-mib",
+                 compile_memory_mib,
+                 "Memory limit of each compile worker in MiB, 0 for none (default " +
+                     std::to_string(default_compile_memory_mib) +
+                     "); a kernel whose compile needs more fails")
+        ->group(group);
     timing.add_to(c, group);
     c.add_option(
          "--launch-timeout-ms",
@@ -186,6 +192,7 @@ executor_backend_options search_session_args::backend_options() const
     b.launch = worker.launch();
     b.compile.workers = compile_workers;
     b.compile.in_process = in_process_compile;
+    b.compile.memory_limit_mib = compile_memory_mib;
     b.gpu.launch_timeout = std::chrono::milliseconds(launch_timeout_ms);
     b.measure = !no_measure;
     return b;
@@ -198,6 +205,7 @@ json::object search_session_args::evaluation_config() const
                         {"worker_cmd", worker.worker_cmd},
                         {"compile_workers", compile_workers},
                         {"in_process_compile", in_process_compile},
+                        {"compile_memory_mib", compile_memory_mib},
                         {"launch_timeout_ms", launch_timeout_ms}};
 }
 

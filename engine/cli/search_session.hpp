@@ -57,6 +57,7 @@ struct search_session_args
     worker_options worker;
     int compile_workers = 0;
     bool in_process_compile = false;
+    std::uint64_t compile_memory_mib = default_compile_memory_mib;
     timing_args timing;
     int launch_timeout_ms = default_launch_timeout_ms;
     int confirm_top = 3;

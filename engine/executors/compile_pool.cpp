@@ -100,6 +100,11 @@ struct compile_pool::impl
             }
             else
                 launch.extra_args.push_back("--no-cache");
+            if (opts.memory_limit_mib > 0)
+            {
+                launch.extra_args.push_back("--memory-limit-mib");
+                launch.extra_args.push_back(std::to_string(opts.memory_limit_mib));
+            }
             sandbox_dir = make_sandbox_dir();
         }
     }
@@ -164,6 +169,15 @@ struct compile_pool::impl
             co_return c->compile(r);
         };
         co_return co_await asio::co_spawn(pool->get_executor(), std::move(job), asio::use_awaitable);
+    }
+
+    /// A failure that may be the worker's memory limit (a death, NVRTC out of memory) names it.
+    std::string with_memory_limit(std::string why) const
+    {
+        if (opts.memory_limit_mib > 0)
+            why += " (a compile worker may use " + std::to_string(opts.memory_limit_mib) +
+                   " MiB: --compile-memory-mib)";
+        return why;
     }
 
     asio::awaitable<compile_output> compile_in_worker(compile_request request)
@@ -235,14 +249,19 @@ struct compile_pool::impl
                     last_failure.clear();
                     continue;
                 }
-                co_return failed_output(request,
-                                        "the compile worker died twice on this kernel: " + last_failure);
+                co_return failed_output(
+                    request,
+                    with_memory_limit("the compile worker died twice on this kernel: " + last_failure));
             }
             if (!worker_ok(resp))
             {
                 std::string message = "the compile worker refused the request";
                 if (const worker_refusal why = worker_refusal_of(resp); !why.message.empty())
                     message += ": " + why.message;
+                // NVRTC itself can report the limit (NVRTC_ERROR_OUT_OF_MEMORY) instead of dying.
+                if (message.find("OUT_OF_MEMORY") != std::string::npos ||
+                    message.find("out of memory") != std::string::npos)
+                    message = with_memory_limit(std::move(message));
                 co_return failed_output(request, message);
             }
             const json::value* o = lenient::value_at(resp, "output");

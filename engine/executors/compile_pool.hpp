@@ -14,12 +14,14 @@
 // Every compile output is redacted of registered secrets before compile() returns it.
 
 #include "engine/executors/worker_launch.hpp"
+#include "harness/compile/compile_limits.hpp"
 #include "harness/compile/compile_request.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +38,9 @@ struct compile_pool_options
     bool use_cache = true;
     std::chrono::milliseconds compile_deadline{300000};  ///< Per compile (process mode): then killed.
     std::chrono::milliseconds start_deadline{60000};     ///< Compile worker start + hello.
+    /// Process mode: each compile worker's memory limit in MiB (warpsmith-worker
+    /// --memory-limit-mib); 0 for none. A compile that needs more fails, with the limit named.
+    std::uint64_t memory_limit_mib = default_compile_memory_mib;
     /// Process mode: further variables kept from compile workers, beyond every credential-named one
     /// and every variable holding a registered secret (harness/compile/compile_sandbox.hpp).
     std::vector<std::string> secret_env_names;

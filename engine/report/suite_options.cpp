@@ -35,6 +35,7 @@ const flag_set search_and_timing_flags{
     // Evaluation and search (search_session.cpp, optimize_command.cpp, tune_command.cpp).
     "gpus",
     "compile-workers",
+    "compile-memory-mib",
     "in-process-compile",
     "launch-timeout-ms",
     "confirm-top",

@@ -284,7 +284,10 @@ std::vector<std::filesystem::path> cuda_include_dirs()
     return dirs;
 }
 
-nvrtc_compiler::nvrtc_compiler(std::optional<compile_cache> cache) : cache_(std::move(cache)) {}
+nvrtc_compiler::nvrtc_compiler(std::optional<compile_cache> cache, std::size_t max_cubin_bytes)
+    : cache_(std::move(cache)), max_cubin_bytes_(max_cubin_bytes)
+{
+}
 
 std::string nvrtc_compiler::cache_key(const compile_request& request)
 {
@@ -348,6 +351,16 @@ compile_output nvrtc_compiler::compile(const compile_request& request) const
         if (result == NVRTC_SUCCESS)
         {
             out.cubin = program_cubin(prog.get());
+            if (out.cubin.size() > max_cubin_bytes_)
+            {
+                out.compile_ms =
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                        .count();
+                out.error = cubin_too_large(out.cubin.size(), max_cubin_bytes_);
+                out.cubin.clear();
+                out.cubin.shrink_to_fit();
+                return out;
+            }
             // No PTX to read (never seen with NVRTC 13): unknown, so the harness wipes.
             const std::string ptx = program_ptx(prog.get());
             out.local_memory = ptx.empty() || ptx_addresses_local_memory(ptx);

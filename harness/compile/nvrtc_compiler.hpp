@@ -10,6 +10,7 @@
 // thread-safe.
 
 #include "harness/compile/compile_cache.hpp"
+#include "harness/compile/compile_limits.hpp"
 #include "harness/compile/compile_request.hpp"
 
 #include <filesystem>
@@ -49,14 +50,18 @@ std::vector<std::string> fixed_compile_options(const std::string& arch);
 class nvrtc_compiler
 {
 public:
-    /// Without a cache every call compiles.
-    explicit nvrtc_compiler(std::optional<compile_cache> cache = std::nullopt);
+    /// Without a cache every call compiles. A cubin above max_cubin_bytes is refused
+    /// (compile_limits.hpp).
+    explicit nvrtc_compiler(std::optional<compile_cache> cache = std::nullopt,
+                            std::size_t max_cubin_bytes = default_max_cubin_bytes);
 
     /// Compiles (or fetches from the cache). A kernel that does not compile, refused options, a
     /// refused architecture, a source that breaks the include policy (include_policy.hpp) or a
-    /// missing entry come back as compiled == false with the reason in error; only a failure of
-    /// NVRTC itself throws (system_error with errc::nvrtc_failure). Refused requests never
-    /// reach NVRTC or the cache; every NVRTC outcome is cached. The log and the error are redacted
+    /// missing entry come back as compiled == false with the reason in error, and so does a cubin
+    /// above max_cubin_bytes; only a failure of NVRTC itself throws (system_error with
+    /// errc::nvrtc_failure). Refused requests never reach NVRTC or the cache; every NVRTC outcome
+    /// is cached except a cubin refused for its size (a cache of that size is what the limit is
+    /// there to prevent). The log and the error are redacted
     /// of registered secrets (secret_redaction.hpp). In a compile worker started by the compile
     /// pool, the first call enters the compile sandbox (compile_sandbox.hpp) before anything else.
     compile_output compile(const compile_request& request) const;
@@ -70,6 +75,7 @@ public:
 
 private:
     std::optional<compile_cache> cache_;
+    std::size_t max_cubin_bytes_;
 };
 
 }  // namespace warpsmith

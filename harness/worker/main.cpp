@@ -1,6 +1,7 @@
 // warpsmith-worker: the process that owns one GPU (--device K) or runs NVRTC for the engine's
 // compile pool (--compile), speaking JSON lines on stdin/stdout (docs/worker-protocol.md).
 
+#include "harness/compile/compile_limits.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
 #include "harness/worker/device_buffers.hpp"
@@ -39,6 +40,9 @@ Options:
   --cache-dir DIR         compile cache directory (default: $WARPSMITH_CACHE_DIR, else
                           $XDG_CACHE_HOME/warpsmith/compile, else ~/.cache/warpsmith/compile)
   --no-cache              compile without the on-disk cache
+  --memory-limit-mib N    compile mode: limit this process's data segment (RLIMIT_DATA) to N MiB,
+                          so that a kernel whose compile needs more fails instead of taking the
+                          host's memory (the compile pool passes its --compile-memory-mib)
   --log-level LEVEL       debug, info, warn or error (default info)
   --exact-buffers         GPU mode: give every buffer its own allocation of exactly its size, with
                           no guard zones, so compute-sanitizer memcheck sees out-of-bounds writes
@@ -112,6 +116,22 @@ std::optional<worker_options> parse_args(int argc, char** argv)
             o.cache_dir = value(i, arg);
         else if (arg == "--no-cache")
             o.no_cache = true;
+        else if (arg == "--memory-limit-mib")
+        {
+            const std::string v = value(i, arg);
+            std::size_t used = 0;
+            long long mib = -1;
+            try
+            {
+                mib = std::stoll(v, &used);
+            }
+            catch (const std::exception&)
+            {
+            }
+            if (mib < 1 || used != v.size())
+                throw user_error("--memory-limit-mib: '" + v + "' is not a positive number of MiB");
+            o.memory_limit_mib = static_cast<std::uint64_t>(mib);
+        }
         else if (arg == "--log-level")
             o.level = parse_level(value(i, arg));
         else if (arg == "--exact-buffers")
@@ -121,6 +141,8 @@ std::optional<worker_options> parse_args(int argc, char** argv)
     }
     if (!mode_set)
         throw user_error("say --device K or --compile (see --help)");
+    if (o.memory_limit_mib && o.mode != worker_mode::compile)
+        throw user_error("--memory-limit-mib is for compile mode (--compile)");
     return o;
 }
 
@@ -168,6 +190,14 @@ int main(int argc, char** argv)
     }
     if (!options)
         return 0;
+    if (options->memory_limit_mib)
+    {
+        if (auto problem = warpsmith::limit_process_memory(*options->memory_limit_mib))
+        {
+            std::fprintf(stderr, "warpsmith-worker: --memory-limit-mib: %s\n", problem->c_str());
+            return 1;
+        }
+    }
 
     // stdout is the protocol. Anything else that writes to file descriptor 1 (device-side printf
     // of a candidate kernel, a library's diagnostics) would corrupt it, so the protocol gets a

@@ -15,6 +15,7 @@
 
 #include <boost/json/object.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <istream>
 #include <memory>
@@ -41,6 +42,7 @@ struct worker_options
     std::optional<std::filesystem::path> cache_dir;  ///< --cache-dir (default: compile_cache::default_dir()).
     bool no_cache = false;                           ///< --no-cache
     log_level level = log_level::info;
+    std::optional<std::uint64_t> memory_limit_mib;  ///< --memory-limit-mib (compile mode).
 };
 
 /// The exit code after a lost CUDA context (fault or hang).

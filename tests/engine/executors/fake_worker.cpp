@@ -10,7 +10,8 @@
 //               [--exit-at-start N]   exit with code N before reading anything
 //               [--ignore-shutdown]   answer shutdown but keep running; ignore SIGTERM and EOF
 //               [--no-cublas]         GPU mode: the baseline op answers no_baseline (cuBLAS missing)
-//               [--cache-dir D] [--no-cache] [--log-level L]   accepted and ignored
+//               [--cache-dir D] [--no-cache] [--log-level L] [--memory-limit-mib N]   accepted and
+//                                     ignored
 //
 // Events written to --log (one write(2) per line with O_APPEND, so several fakes may share a file;
 // steady_ns is CLOCK_MONOTONIC, comparable across processes): start (name = mode), hello, load
@@ -822,7 +823,7 @@ int parse_args(int argc, char** argv)
             g_cfg.no_cublas = true;
         else if (a == "--exit-at-start")
             g_cfg.exit_at_start = std::atoi(next().c_str());
-        else if (a == "--cache-dir" || a == "--log-level")
+        else if (a == "--cache-dir" || a == "--log-level" || a == "--memory-limit-mib")
             next();
         else if (a == "--no-cache")
             ;

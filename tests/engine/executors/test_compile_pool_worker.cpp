@@ -67,4 +67,45 @@ BOOST_AUTO_TEST_CASE(compiles_through_worker_processes)
     drain();
 }
 
+// A kernel whose compile needs more memory than a compile worker may use: `__device__` data
+// initialised in full is built into the cubin, and NVRTC needs about fourteen times its size (16 MiB
+// here: about 270 MB resident without the limit). Under a 128 MiB limit NVRTC's LLVM stops with
+// "out of memory"; the pool says so and names the limit, and the next kernel compiles in a new
+// worker as usual. The same kernel with the default limit would compile (the limit is what fails it).
+BOOST_AUTO_TEST_CASE(a_compile_past_the_memory_limit_fails_and_names_the_limit)
+{
+    temp_dir tmp;
+    compile_pool_options opts;
+    opts.workers = 1;
+    opts.use_cache = false;
+    opts.memory_limit_mib = 128;
+    worker_launch l;
+    l.worker_binary = (bin_dir() / "warpsmith-worker").string();
+    {
+        compile_pool pool(ioc, l, opts);
+        compile_output heavy;
+        compile_output light;
+        auto body = [&]() -> asio::awaitable<void>
+        {
+            compile_request r;
+            r.name = "k.cu";
+            r.entry = "k";
+            r.source =
+                "__device__ char table[16 << 20] = {1};\n"
+                "extern \"C\" __global__ void k(char* y) { y[threadIdx.x] = table[threadIdx.x * 4096]; }\n";
+            heavy = co_await pool.compile(r);
+            r.source = "extern \"C\" __global__ void k(char* y) { y[threadIdx.x] = 1; }\n";
+            light = co_await pool.compile(r);
+            co_await pool.stop();
+        };
+        run_coro(ioc, body(), 120s);
+        BOOST_TEST(!heavy.compiled);
+        BOOST_TEST(heavy.cubin.empty());
+        BOOST_TEST(heavy.error.find("out of memory") != std::string::npos, heavy.error);
+        BOOST_TEST(heavy.error.find("128 MiB: --compile-memory-mib") != std::string::npos, heavy.error);
+        BOOST_TEST(light.compiled, light.error);
+    }
+    drain();
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,6 +1,7 @@
 #include "harness/compile/cubin_symbols.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
 #include "tests/harness/compile/test_kernels.hpp"
+#include "tests/support/test_paths.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -170,6 +171,28 @@ BOOST_AUTO_TEST_CASE(a_line_directive_naming_a_host_file_reads_nothing_from_it)
         BOOST_TEST(!contains(out.log, "SECRET"), out.log);
     }
     std::filesystem::remove(secret);
+}
+
+// A cubin carries initialised __device__ data in full, so its size is the kernel author's to choose.
+// One above the limit is refused with its size and the limit named, and is not cached; the same
+// kernel under the default limit (64 MiB) compiles.
+BOOST_AUTO_TEST_CASE(a_cubin_above_the_limit_is_refused_and_not_cached)
+{
+    test::temp_dir dir;
+    const std::string source =
+        "__device__ char table[2 << 20] = {1};\n"
+        "extern \"C\" __global__ void k(char* y) { y[threadIdx.x] = table[threadIdx.x * 4096]; }\n";
+    const nvrtc_compiler small{compile_cache(dir.path()), std::size_t{1} << 20};
+    const compile_output refused = small.compile(request(source, "k"));
+    BOOST_TEST(!refused.compiled);
+    BOOST_TEST(refused.cubin.empty());
+    BOOST_TEST(contains(refused.error, "the cubin is 2.0 MiB, above the limit of 1.0 MiB"), refused.error);
+    BOOST_TEST(!small.cache()->lookup(refused.key).has_value());
+    BOOST_TEST(!small.compile(request(source, "k")).cache_hit);
+
+    const compile_output accepted = nvrtc_compiler{compile_cache(dir.path())}.compile(request(source, "k"));
+    BOOST_TEST(accepted.compiled, accepted.error);
+    BOOST_TEST(accepted.cubin.size() > (std::size_t{2} << 20));
 }
 
 BOOST_AUTO_TEST_CASE(missing_entry_lists_the_kernels)

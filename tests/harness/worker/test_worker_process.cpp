@@ -134,7 +134,10 @@ BOOST_AUTO_TEST_CASE(bad_command_lines_exit_two_with_one_line)
          {std::vector<std::string>{worker_path()},
           std::vector<std::string>{worker_path(), "--bogus"},
           std::vector<std::string>{worker_path(), "--device", "x"},
-          std::vector<std::string>{worker_path(), "--compile", "--log-level", "loud"}})
+          std::vector<std::string>{worker_path(), "--compile", "--log-level", "loud"},
+          std::vector<std::string>{worker_path(), "--compile", "--memory-limit-mib", "0"},
+          std::vector<std::string>{worker_path(), "--compile", "--memory-limit-mib", "12x"},
+          std::vector<std::string>{worker_path(), "--device", "0", "--memory-limit-mib", "64"}})
     {
         worker_pipe w(args, err.string());
         BOOST_TEST(w.wait_exit(10s) == 2);

@@ -1,0 +1,43 @@
+#include "harness/compile/compile_limits.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <sys/resource.h>
+
+namespace warpsmith
+{
+
+namespace
+{
+
+std::string mib(std::size_t bytes)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+    return text;
+}
+
+}  // namespace
+
+std::string cubin_too_large(std::size_t bytes, std::size_t limit)
+{
+    return "the cubin is " + mib(bytes) + ", above the limit of " + mib(limit) +
+           " for one kernel (initialised __device__ arrays are stored in the cubin in full)";
+}
+
+std::optional<std::string> limit_process_memory(std::uint64_t mib)
+{
+    rlim_t bytes = static_cast<rlim_t>(mib) << 20;
+    rlimit current{};
+    // A lower limit already set (by the user's shell, a batch system) stays: never raise one.
+    if (::getrlimit(RLIMIT_DATA, &current) == 0 && current.rlim_max != RLIM_INFINITY &&
+        current.rlim_max < bytes)
+        bytes = current.rlim_max;
+    const rlimit limit{bytes, bytes};
+    if (::setrlimit(RLIMIT_DATA, &limit) != 0)
+        return "setrlimit(RLIMIT_DATA, " + std::to_string(mib) + " MiB): " + std::strerror(errno);
+    return std::nullopt;
+}
+
+}  // namespace warpsmith

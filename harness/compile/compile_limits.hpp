@@ -1,0 +1,35 @@
+#pragma once
+
+// What one compile may cost the machine. A kernel is model output: `__device__ char t[1 << 30] =
+// {1};` is a valid program whose cubin carries a gigabyte of initialised data, and NVRTC needs
+// about fourteen times the cubin's size in memory to build it (a 256 MiB array: 3.5 GB and a
+// minute on one core). Sixteen compile workers doing that at once would take the host down, so a
+// compile worker runs under a memory limit (RLIMIT_DATA: NVRTC's LLVM stops with "out of memory"
+// and the compile fails), and a cubin above max_cubin_bytes is refused in every compile path
+// (docs/hardening.md, "What a compile may cost").
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace warpsmith
+{
+
+/// The largest cubin any compile returns: 64 MiB, far above any kernel's code (a tuned SGEMM is
+/// about 60 KiB); only initialised __device__ data gets near it.
+inline constexpr std::size_t default_max_cubin_bytes = std::size_t{64} << 20;
+
+/// The memory limit of a compile worker, in MiB (a compile of the SGEMM workload needs under
+/// 100 MiB; the limit leaves room for template-heavy kernels).
+inline constexpr std::uint64_t default_compile_memory_mib = 4096;
+
+/// The refusal of a cubin of `bytes` above `limit` (one line, names the limit and the usual cause).
+std::string cubin_too_large(std::size_t bytes, std::size_t limit);
+
+/// Limits the calling process's data segment (RLIMIT_DATA: heap and private writable mappings) to
+/// `mib` MiB, soft and hard, so that neither it nor what it starts can raise it again. Returns the
+/// problem when the kernel refuses, nullopt on success.
+std::optional<std::string> limit_process_memory(std::uint64_t mib);
+
+}  // namespace warpsmith
