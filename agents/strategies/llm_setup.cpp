@@ -145,6 +145,53 @@ std::vector<std::string> llm_options::given_llm_flags() const
     return out;
 }
 
+bool llm_options::given(std::string_view flag) const
+{
+    if (!cmd_)
+        return false;
+    const auto* o = cmd_->get_option_no_throw(std::string(flag));
+    return o && o->count() > 0;
+}
+
+void llm_options::confirm_resumed_endpoint(const llm_options& given_now, std::string_view origin) const
+{
+    if (provider != "openai" && provider != "openai-chat")
+    {
+        for (const char* flag : {"--base-url", "--api-key-env"})
+            if (given_now.given(flag))
+                throw user_error(std::string(origin) + ": the run's provider is " + provider +
+                                 ", which sends no key; " + flag + " cannot be combined with --resume");
+        return;
+    }
+    const auto confirm =
+        [&](const char* flag, const char* field, const std::string& stored, bool needs_confirming)
+    {
+        const bool confirmed = given_now.given(flag);
+        const std::string& now =
+            std::string_view(flag) == "--base-url" ? given_now.base_url : given_now.api_key_env;
+        if (confirmed && now != stored)
+            throw user_error(std::string(origin) + ": config.llm." + field + " is '" + stored + "'; " + flag +
+                             " '" + now + "' cannot change it on --resume (start a new run instead)");
+        if (needs_confirming && !confirmed)
+            throw user_error(std::string(origin) + ": config.llm." + field + " is '" + stored +
+                             "'; --resume sends the API key there only when you give " + flag + " " + stored +
+                             " again (a run directory can come from anyone)");
+    };
+    bool loopback = false;
+    if (!base_url.empty())
+    {
+        try
+        {
+            loopback = http::is_loopback_host(http::parse_http_url(base_url, "base-url").host);
+        }
+        catch (const user_error&)
+        {
+        }
+    }
+    confirm("--base-url", "base_url", base_url, !base_url.empty() && !loopback);
+    confirm("--api-key-env", "api_key_env", api_key_env, api_key_env != llm_options{}.api_key_env);
+}
+
 void llm_options::check() const
 {
     if (!is_llm_provider(provider))

@@ -89,6 +89,17 @@ struct llm_options
     /// Reads what to_json() wrote (run.json config.llm).
     static llm_options from_json(const boost::json::value& v, std::string_view origin);
 
+    /// --resume rebuilds the model client from run.json, which anyone may have written: a run
+    /// directory from elsewhere could name https://attacker.example as base_url, or another
+    /// credential (GITHUB_TOKEN) as api_key_env, and the key would go there. So a resumed run's
+    /// base_url that is not loopback, and an api_key_env other than OPENAI_API_KEY, are used only
+    /// when the command line names the same value again (`given`: this command's --base-url and
+    /// --api-key-env; other values are refused too). Throws user_error, one line naming the flag to
+    /// give. Nothing to confirm for providers that send no key (replay, autotune, scripted).
+    void confirm_resumed_endpoint(const llm_options& given, std::string_view origin) const;
+    /// Whether the command line gave `flag` (one of the model flags); false without a command.
+    bool given(std::string_view flag) const;
+
 private:
     CLI::App* cmd_ = nullptr;
 };

@@ -113,9 +113,12 @@ void check_flags(const optimize_args& a)
                               "--max-repairs",
                               "--results"},
                              "--resume continues a run with its own workload and search settings");
-        if (auto given = a.llm.given_llm_flags(); !given.empty())
-            throw user_error("--resume continues a run with its own model settings; " + given.front() +
-                             " cannot be combined with it");
+        // --base-url and --api-key-env may repeat run.json's values: the confirmation
+        // llm_options::confirm_resumed_endpoint asks for.
+        for (const std::string& flag : a.llm.given_llm_flags())
+            if (flag != "--base-url" && flag != "--api-key-env")
+                throw user_error("--resume continues a run with its own model settings; " + flag +
+                                 " cannot be combined with it");
         return;
     }
     // Model flags with another provider, or bad ones, are refused before anything starts.
@@ -204,6 +207,7 @@ optimize_plan prepare(const optimize_args& a)
         const auto origin = p.run->run_json_path().string();
         p.search.budgets = budgets_from(a, p.search.budgets);
         p.provider = provider_options::from_config(config, origin);
+        p.provider.llm.confirm_resumed_endpoint(a.llm, origin);
         if (a.given("--scripted-latency-ms"))
             p.provider.scripted_latency = std::chrono::duration_cast<std::chrono::nanoseconds>(
                 std::chrono::duration<double, std::milli>(a.scripted_latency_ms));

@@ -318,6 +318,20 @@ BOOST_AUTO_TEST_CASE(description_to_search_with_branches_in_parallel_then_replay
     BOOST_TEST(count_events(run, "proposed") > proposed);
     BOOST_TEST(std::distance(fs::directory_iterator(run / "llm"), fs::directory_iterator()) > records_before);
     BOOST_TEST(server.request_count() > requests);
+
+    // A run directory names its model server in run.json, which anyone may have written: one that
+    // names another server is not resumed (nothing is sent) until --base-url names it again.
+    auto info = read_json_file(run / "run.json");
+    info.as_object()["config"].as_object()["llm"].as_object()["base_url"] = "https://attacker.invalid/v1";
+    write_json_file(run / "run.json", info);
+    const auto before_far = server.request_count();
+    auto far = optimize(tmp.path(), {"--resume", run.string(), "--max-iterations", "4"});
+    BOOST_TEST(far.code == 2, far.err);
+    BOOST_TEST(contains(far.err,
+                        "--resume sends the API key there only when you give --base-url "
+                        "https://attacker.invalid/v1 again"),
+               far.err);
+    BOOST_TEST(server.request_count() == before_far);
     server.stop();
 }
 

@@ -769,6 +769,68 @@ BOOST_AUTO_TEST_CASE(flag_checks_name_the_problem)
     BOOST_TEST(back.strategy == "refine");
 }
 
+// A resumed run's model endpoint comes from run.json, which anyone may have written: a server that
+// is not loopback, or a credential other than OPENAI_API_KEY, is used only when the command line
+// names it again; another value on the command line is refused as well.
+BOOST_AUTO_TEST_CASE(a_resumed_run_sends_the_key_only_where_the_command_line_confirms)
+{
+    const auto resumed =
+        [](const std::string& base_url, const std::string& key_env, const std::string& provider)
+    {
+        llm_options stored;
+        stored.provider = provider;
+        stored.base_url = base_url;
+        stored.api_key_env = key_env;
+        return llm_options::from_json(stored.to_json(), "run-001/run.json");
+    };
+    const auto confirm = [](const llm_options& stored, std::vector<std::string> args) -> std::string
+    {
+        CLI::App app;
+        llm_options now;
+        now.add_to(app, "Model");
+        std::reverse(args.begin(), args.end());
+        app.parse(args);
+        try
+        {
+            stored.confirm_resumed_endpoint(now, "run-001/run.json");
+            return "";
+        }
+        catch (const user_error& e)
+        {
+            return e.what();
+        }
+    };
+    // The user's own defaults, and loopback servers, need nothing.
+    BOOST_TEST(confirm(resumed("", "OPENAI_API_KEY", "openai"), {}) == "");
+    BOOST_TEST(confirm(resumed("http://127.0.0.1:8000/v1", "OPENAI_API_KEY", "openai-chat"), {}) == "");
+
+    const auto far = resumed("https://attacker.example/v1", "OPENAI_API_KEY", "openai");
+    const std::string refused = confirm(far, {});
+    BOOST_TEST(
+        contains(refused,
+                 "run-001/run.json: config.llm.base_url is 'https://attacker.example/v1'; --resume sends "
+                 "the API key there only when you give --base-url https://attacker.example/v1 again"),
+        refused);
+    BOOST_TEST(confirm(far, {"--base-url", "https://attacker.example/v1"}) == "");
+    BOOST_TEST(
+        contains(confirm(far, {"--base-url", "https://api.openai.com/v1"}), "cannot change it on --resume"));
+
+    const auto other_key = resumed("", "GITHUB_TOKEN", "openai");
+    BOOST_TEST(
+        contains(confirm(other_key, {}),
+                 "config.llm.api_key_env is 'GITHUB_TOKEN'; --resume sends the API key there only when "
+                 "you give --api-key-env GITHUB_TOKEN again"));
+    BOOST_TEST(confirm(other_key, {"--api-key-env", "GITHUB_TOKEN"}) == "");
+    BOOST_TEST(contains(confirm(resumed("", "OPENAI_API_KEY", "openai"), {"--api-key-env", "OTHER"}),
+                        "cannot change it on --resume"));
+
+    // Providers that send no key take neither flag.
+    BOOST_TEST(confirm(resumed("", "OPENAI_API_KEY", "replay"), {}) == "");
+    BOOST_TEST(
+        contains(confirm(resumed("", "OPENAI_API_KEY", "scripted"), {"--base-url", "http://127.0.0.1:1/v1"}),
+                 "sends no key; --base-url cannot be combined with --resume"));
+}
+
 BOOST_AUTO_TEST_CASE(clients_from_options)
 {
     asio::io_context ioc;
