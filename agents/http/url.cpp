@@ -4,6 +4,7 @@
 #include "harness/core/error.hpp"
 
 #include <algorithm>
+#include <arpa/inet.h>
 #include <cctype>
 
 namespace warpsmith::http
@@ -194,23 +195,16 @@ bool is_loopback_host(std::string_view host)
     std::string h = lower(host);
     if (!h.empty() && h.front() == '[' && h.back() == ']')
         h = h.substr(1, h.size() - 2);
-    if (h == "localhost" || (h.size() > 10 && h.ends_with(".localhost")))
+    // A name other than "localhost" itself goes to the resolver, which may answer any address
+    // ("evil.localhost" from DNS): only literal addresses are judged by their value.
+    if (h == "localhost")
         return true;
-    if (h == "::1" || h == "0:0:0:0:0:0:0:1")
-        return true;
-    if (h.starts_with("127."))
-    {
-        // Only a dotted IPv4 literal counts; "127.example.com" is a name.
-        int dots = 0;
-        for (char c : h)
-        {
-            if (c == '.')
-                ++dots;
-            else if (!std::isdigit(static_cast<unsigned char>(c)))
-                return false;
-        }
-        return dots == 3;
-    }
+    in_addr v4{};
+    if (::inet_pton(AF_INET, h.c_str(), &v4) == 1)
+        return (ntohl(v4.s_addr) >> 24) == 127;
+    in6_addr v6{};
+    if (::inet_pton(AF_INET6, h.c_str(), &v6) == 1)
+        return IN6_IS_ADDR_LOOPBACK(&v6);
     return false;
 }
 

@@ -39,7 +39,9 @@ struct http_url
 /// with one line naming `what` ("--base-url") and the problem.
 http_url parse_http_url(std::string_view text, std::string_view what = "URL", bool allow_userinfo = false);
 
-/// True for "localhost", "*.localhost", 127.0.0.0/8 and ::1: hosts an environment proxy never serves.
+/// True for "localhost" and the literal addresses 127.0.0.0/8 (dotted quad, as inet_pton reads it) and
+/// ::1: hosts an environment proxy never serves, and servers a key may go to unconfirmed. Other names,
+/// "api.localhost" included, are the resolver's to answer, so they are not loopback.
 bool is_loopback_host(std::string_view host);
 
 }  // namespace warpsmith::http

@@ -207,7 +207,8 @@ optimize_plan prepare(const optimize_args& a)
         const auto origin = p.run->run_json_path().string();
         p.search.budgets = budgets_from(a, p.search.budgets);
         p.provider = provider_options::from_config(config, origin);
-        p.provider.llm.confirm_resumed_endpoint(a.llm, origin);
+        // The client is built for config.provider.name (model_options), whatever config.llm says.
+        p.provider.model_options().confirm_resumed_endpoint(a.llm, origin);
         if (a.given("--scripted-latency-ms"))
             p.provider.scripted_latency = std::chrono::duration_cast<std::chrono::nanoseconds>(
                 std::chrono::duration<double, std::milli>(a.scripted_latency_ms));

@@ -269,7 +269,12 @@ struct compile_pool::impl
                 co_return failed_output(request, "the compile worker's response carries no 'output'");
             try
             {
-                co_return compile_output::from_json(*o);
+                compile_output out = compile_output::from_json(*o);
+                // NVRTC can also report the limit as a compile error ("catastrophic error: out of
+                // memory"), which comes back as a value.
+                if (!out.compiled && out.error.find("out of memory") != std::string::npos)
+                    out.error = with_memory_limit(std::move(out.error));
+                co_return out;
             }
             catch (const user_error& e)
             {

@@ -35,7 +35,6 @@ const flag_set search_and_timing_flags{
     // Evaluation and search (search_session.cpp, optimize_command.cpp, tune_command.cpp).
     "gpus",
     "compile-workers",
-    "compile-memory-mib",
     "in-process-compile",
     "launch-timeout-ms",
     "confirm-top",
@@ -124,6 +123,8 @@ std::optional<std::string> why_a_suite_may_not_set(std::string_view flag,
         return "reads or writes a file the suite names";
     if (credential_flags.count(flag))
         return "chooses the credential sent, or how its server is trusted";
+    if (flag == "compile-memory-mib")
+        return "sets the memory a kernel's compile may take (a suite could lift the limit)";
     return "is not a search, timing or model option";
 }
 

@@ -26,6 +26,25 @@ std::string cubin_too_large(std::size_t bytes, std::size_t limit)
            " for one kernel (initialised __device__ arrays are stored in the cubin in full)";
 }
 
+std::string bounded_compile_log(std::string log, std::size_t limit)
+{
+    if (log.size() <= limit)
+        return log;
+    const std::size_t head = limit / 4 * 3;
+    const std::size_t tail = limit - head;
+    // Cut at line ends where there is one, so no line is left half.
+    std::size_t head_end = log.rfind('\n', head);
+    head_end = head_end == std::string::npos || head_end == 0 ? head : head_end + 1;
+    std::size_t tail_start = log.find('\n', log.size() - tail);
+    tail_start = tail_start == std::string::npos ? log.size() - tail : tail_start + 1;
+    const std::size_t left_out = tail_start - head_end;
+    std::string out = log.substr(0, head_end);
+    out += "[... " + std::to_string(left_out) + " bytes of the compile log left out (it is cut at " +
+           mib(limit) + ") ...]\n";
+    out.append(log, tail_start, std::string::npos);
+    return out;
+}
+
 std::optional<std::string> limit_process_memory(std::uint64_t mib)
 {
     rlim_t bytes = static_cast<rlim_t>(mib) << 20;

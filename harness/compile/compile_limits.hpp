@@ -16,13 +16,25 @@
 namespace warpsmith
 {
 
-/// The largest cubin any compile returns: 64 MiB, far above any kernel's code (a tuned SGEMM is
-/// about 60 KiB); only initialised __device__ data gets near it.
-inline constexpr std::size_t default_max_cubin_bytes = std::size_t{64} << 20;
+/// The largest cubin any compile returns: 32 MiB, far above any kernel's code (a tuned SGEMM is
+/// about 60 KiB); only initialised __device__ data gets near it. Its base64 (43 MiB) also fits a
+/// compile worker's response line (64 MiB, engine/executors/worker_process.cpp).
+inline constexpr std::size_t default_max_cubin_bytes = std::size_t{32} << 20;
+
+/// The longest compile log kept: 1 MiB. An exponential typedef and one error make NVRTC write
+/// 8 x 2^N bytes (512 MiB from 285 bytes of source), which would otherwise go to the compile cache,
+/// the journal, compile.log and the model's prompt.
+inline constexpr std::size_t max_compile_log_bytes = std::size_t{1} << 20;
 
 /// The memory limit of a compile worker, in MiB (a compile of the SGEMM workload needs under
 /// 100 MiB; the limit leaves room for template-heavy kernels).
-inline constexpr std::uint64_t default_compile_memory_mib = 4096;
+inline constexpr std::uint64_t default_compile_memory_mib = 2048;
+
+/// A compile log cut to at most `limit` bytes (plus one line saying how much was left out): its
+/// first three quarters and its last quarter, so that both the first errors and ptxas's closing
+/// resource report survive. Shorter logs come back unchanged. Cut after redaction, so that no
+/// key is cut in two where redaction could no longer see it.
+std::string bounded_compile_log(std::string log, std::size_t limit = max_compile_log_bytes);
 
 /// The refusal of a cubin of `bytes` above `limit` (one line, names the limit and the usual cause).
 std::string cubin_too_large(std::size_t bytes, std::size_t limit);

@@ -347,7 +347,7 @@ compile_output nvrtc_compiler::compile(const compile_request& request) const
         if (result != NVRTC_SUCCESS && result != NVRTC_ERROR_COMPILATION &&
             result != NVRTC_ERROR_INVALID_OPTION)
             throw_nvrtc(result, "nvrtcCompileProgram");
-        out.log = redact_secrets(program_log(prog.get()));
+        out.log = bounded_compile_log(redact_secrets(program_log(prog.get())));
         if (result == NVRTC_SUCCESS)
         {
             out.cubin = program_cubin(prog.get());

@@ -132,9 +132,22 @@ BOOST_AUTO_TEST_CASE(userinfo_for_proxies)
 BOOST_AUTO_TEST_CASE(loopback_hosts)
 {
     for (const char* h :
-         {"localhost", "LOCALHOST", "api.localhost", "127.0.0.1", "127.1.2.3", "::1", "[::1]"})
+         {"localhost", "LOCALHOST", "127.0.0.1", "127.1.2.3", "127.255.255.255", "::1", "[::1]"})
         BOOST_TEST(is_loopback_host(h), h);
-    for (const char* h : {"example.com", "127.example.com", "10.0.0.1", "localhost.example.com", "::2"})
+    // Names the resolver answers (DNS may give "evil.localhost" any address) and malformed or
+    // shortened literals that resolvers read as names or other addresses.
+    for (const char* h : {"example.com",
+                          "127.example.com",
+                          "10.0.0.1",
+                          "localhost.example.com",
+                          "::2",
+                          "api.localhost",
+                          "evil.localhost",
+                          "127.0.0.256",
+                          "127.1",
+                          "127.0.0.1.",
+                          "[::ffff:127.0.0.1]",
+                          "localhost."})
         BOOST_TEST(!is_loopback_host(h), h);
 }
 

@@ -332,6 +332,23 @@ BOOST_AUTO_TEST_CASE(description_to_search_with_branches_in_parallel_then_replay
                         "https://attacker.invalid/v1 again"),
                far.err);
     BOOST_TEST(server.request_count() == before_far);
+    // The client is built for config.provider.name: config.llm.provider saying "replay" (a provider
+    // that sends no key), or nothing, changes nothing.
+    for (const json::value llm_provider : {json::value("replay"), json::value(nullptr)})
+    {
+        auto edited = read_json_file(run / "run.json");
+        auto& llm = edited.as_object()["config"].as_object()["llm"].as_object();
+        if (llm_provider.is_null())
+            llm.erase("provider");
+        else
+            llm["provider"] = llm_provider;
+        write_json_file(run / "run.json", edited);
+        auto again = optimize(tmp.path(), {"--resume", run.string(), "--max-iterations", "4"});
+        BOOST_TEST(again.code == 2, again.err);
+        BOOST_TEST(contains(again.err, "only when you give --base-url https://attacker.invalid/v1 again"),
+                   again.err);
+        BOOST_TEST(server.request_count() == before_far);
+    }
     server.stop();
 }
 

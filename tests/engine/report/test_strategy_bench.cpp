@@ -236,6 +236,7 @@ BOOST_AUTO_TEST_CASE(a_suite_sets_no_option_that_runs_programs_reads_files_or_se
         {R"({"reference": "/proc/self/environ"})", "reads or writes a file"},
         {R"({"initial-kernel": "../../.env"})", "reads or writes a file"},
         {R"({"input-cases": "c.json"})", "reads or writes a file"},
+        {R"({"compile-memory-mib": 0})", "sets the memory a kernel's compile may take"},
         {R"({"store": "true"})", "not a search, timing or model option"},
         {R"({"hidden-seed": 7})", "not a search, timing or model option"},
         {R"({"description": "a GEMM"})", "not a search, timing or model option"},

@@ -195,6 +195,33 @@ BOOST_AUTO_TEST_CASE(a_cubin_above_the_limit_is_refused_and_not_cached)
     BOOST_TEST(accepted.cubin.size() > (std::size_t{2} << 20));
 }
 
+// A type whose name doubles at every level and one error about it make NVRTC's log grow as 2^N
+// (18 levels: about 2 MiB); the log kept is cut to 1 MiB with its first error and a line
+// saying how much was left out. bounded_compile_log keeps the end too (ptxas's resource report).
+BOOST_AUTO_TEST_CASE(a_compile_log_is_cut_to_its_first_errors_and_its_resource_report)
+{
+    const std::string source =
+        "template <class A, class B> struct P {};\n"
+        "template <int N> struct T { typedef P<typename T<N - 1>::t, typename T<N - 1>::t> t; };\n"
+        "template <> struct T<0> { typedef int t; };\n"
+        "extern \"C\" __global__ void k(int* y) { T<18>::t x = 1; y[0] = 0; }\n";
+    const compile_output out = nvrtc_compiler().compile(request(source, "k"));
+    BOOST_TEST(!out.compiled);
+    BOOST_TEST(out.log.size() <= max_compile_log_bytes + 200, out.log.size());
+    BOOST_TEST(contains(out.log, "error"), out.log.substr(0, 300));
+    BOOST_TEST(contains(out.log, "bytes of the compile log left out (it is cut at 1.0 MiB)"));
+
+    std::string log(3 << 20, 'x');
+    for (std::size_t i = 99; i < log.size(); i += 100)
+        log[i] = '\n';
+    log = "first error\n" + log + "ptxas info    : Used 8 registers\n";
+    const std::string cut = bounded_compile_log(log);
+    BOOST_TEST(cut.size() <= max_compile_log_bytes + 100);
+    BOOST_TEST(cut.rfind("first error\n", 0) == 0u);
+    BOOST_TEST(cut.ends_with("ptxas info    : Used 8 registers\n"));
+    BOOST_TEST(bounded_compile_log("short log\n") == "short log\n");
+}
+
 BOOST_AUTO_TEST_CASE(missing_entry_lists_the_kernels)
 {
     compile_output out = nvrtc_compiler().compile(request(test_kernels::two_kernels, "sgemm"));
