@@ -1,7 +1,8 @@
 #include "agents/llm/kernel_contract.hpp"
 
+#include <boost/regex.hpp>
+
 #include <cctype>
-#include <regex>
 
 namespace warpsmith::llm
 {
@@ -80,8 +81,9 @@ namespace
 std::vector<std::pair<std::size_t, std::size_t>> extern_c_blocks(const std::string& code)
 {
     std::vector<std::pair<std::size_t, std::size_t>> out;
-    static const std::regex block(R"re(extern\s+"C"\s*\{)re");
-    for (auto it = std::sregex_iterator(code.begin(), code.end(), block); it != std::sregex_iterator(); ++it)
+    static const boost::regex block(R"re(extern\s+"C"\s*\{)re");
+    for (auto it = boost::sregex_iterator(code.begin(), code.end(), block); it != boost::sregex_iterator();
+         ++it)
     {
         const std::size_t open = static_cast<std::size_t>(it->position() + it->length() - 1);
         int depth = 0;
@@ -127,7 +129,7 @@ std::vector<kernel_decl> kernels(const std::string& code)
 {
     std::vector<kernel_decl> out;
     const auto blocks = extern_c_blocks(code);
-    static const std::regex extern_c(R"re(extern\s+"C")re");
+    static const boost::regex extern_c(R"re(extern\s+"C")re");
     std::size_t pos = 0;
     while ((pos = code.find("__global__", pos)) != std::string::npos)
     {
@@ -173,7 +175,7 @@ std::vector<kernel_decl> kernels(const std::string& code)
         kernel_decl k;
         k.name = name;
         const auto decl = declaration_before(code, at) + code.substr(at, i - at);
-        k.extern_c = std::regex_search(decl, extern_c);
+        k.extern_c = boost::regex_search(decl, extern_c);
         for (const auto& [b, e] : blocks)
             if (at > b && at < e)
                 k.extern_c = true;
@@ -230,13 +232,13 @@ std::vector<std::string> check_kernel_contract(std::string_view source, std::str
         problems.push_back(
             "kernel_source launches a kernel (<<<...>>>): dynamic parallelism and host code are not "
             "allowed; the harness launches the entry with your launch plan");
-    static const std::regex main_fn(R"(\bint\s+main\s*\()");
-    if (std::regex_search(code, main_fn))
+    static const boost::regex main_fn(R"(\bint\s+main\s*\()");
+    if (boost::regex_search(code, main_fn))
         problems.push_back("kernel_source contains host code (a main function); give device code only");
-    static const std::regex runtime_api(
+    static const boost::regex runtime_api(
         R"(\b(cudaMalloc\w*|cudaMemcpy\w*|cudaMemset\w*|cudaFree\w*|cudaDeviceSynchronize|cudaLaunchKernel\w*|cudaStreamCreate\w*|cudaGraph\w*|cudaEvent\w*)\s*\()");
-    std::smatch m;
-    if (std::regex_search(code, m, runtime_api))
+    boost::smatch m;
+    if (boost::regex_search(code, m, runtime_api))
         problems.push_back("kernel_source calls the CUDA runtime API (" + m[1].str() +
                            "); give device code only: the harness allocates, copies and launches");
     return problems;

@@ -3,9 +3,10 @@
 #include "agents/llm/kernel_contract.hpp"
 #include "harness/json/lenient.hpp"
 
+#include <boost/regex.hpp>
+
 #include <algorithm>
 #include <cmath>
-#include <regex>
 
 namespace warpsmith
 {
@@ -109,40 +110,51 @@ kernel_features extract_features(const candidate& cand,
 {
     kernel_features f;
     const std::string code = llm::strip_comments(cand.source);
-    static const std::regex shared(R"(__shared__)");
-    static const std::regex vec4(R"(\b(float4|int4|uint4|double2|longlong2|make_float4|__half2x2)\b)");
-    static const std::regex vec2(R"(\b(float2|int2|uint2|half2|__half2|__nv_bfloat162|make_float2)\b)");
-    static const std::regex local_array(
+    static const boost::regex shared(R"(__shared__)");
+    static const boost::regex vec4(R"(\b(float4|int4|uint4|double2|longlong2|make_float4|__half2x2)\b)");
+    static const boost::regex vec2(R"(\b(float2|int2|uint2|half2|__half2|__nv_bfloat162|make_float2)\b)");
+    static const boost::regex local_array(
         R"((^|[;{}\n])\s*(const\s+)?(float|double|int|unsigned|half|__half|__nv_bfloat16|float4|float2)\s+[A-Za-z_]\w*\s*\[[^\]]+\])");
-    static const std::regex stage2(R"(__shared__[^;]*\[\s*2\s*\])");
+    static const boost::regex stage2(R"(__shared__[^;]*\[\s*2\s*\])");
     // Stage buffers: async copies, a STAGES/stage name, or a stage index toggled with & 1 / ^= 1.
-    static const std::regex async_copy(
+    static const boost::regex async_copy(
         R"(cp\.async|memcpy_async|__pipeline_|cuda::pipeline|\w*(STAGES?|[Ss]tages?)\w*|\(\s*\w+\s*&\s*1\s*\)|\^=\s*1\b)");
-    static const std::regex tensor(R"(wmma::|mma\.sync|\bmma_sync\b|wgmma)");
-    static const std::regex shfl(R"(__shfl)");
+    static const boost::regex tensor(R"(wmma::|mma\.sync|\bmma_sync\b|wgmma)");
+    static const boost::regex shfl(R"(__shfl)");
 
-    f.shared_memory = std::regex_search(code, shared) || res.static_shared_bytes > 0;
-    f.vector_width = std::regex_search(code, vec4) ? 4 : std::regex_search(code, vec2) ? 2 : 1;
-    // Thread-local arrays: declarations at statement start that are not __shared__.
-    for (auto it = std::sregex_iterator(code.begin(), code.end(), local_array); it != std::sregex_iterator();
-         ++it)
+    // Boost.Regex: no recursion per character (std::regex overflowed the stack on a model answer
+    // with a 200 KB run of spaces, in this process); a match too costly to finish leaves the
+    // features found so far (they are hints for the model, not checks).
+    try
     {
-        const auto line_start = code.rfind('\n', static_cast<std::size_t>(it->position()) + 1);
-        const auto line_end = code.find('\n', static_cast<std::size_t>(it->position()) + 1);
-        const auto line =
-            code.substr(line_start == std::string::npos ? 0 : line_start,
-                        line_end == std::string::npos ? std::string::npos : line_end - line_start);
-        if (line.find("__shared__") == std::string::npos && line.find("__constant__") == std::string::npos)
+        f.shared_memory = boost::regex_search(code, shared) || res.static_shared_bytes > 0;
+        f.vector_width = boost::regex_search(code, vec4) ? 4 : boost::regex_search(code, vec2) ? 2 : 1;
+        // Thread-local arrays: declarations at statement start that are not __shared__.
+        for (auto it = boost::sregex_iterator(code.begin(), code.end(), local_array);
+             it != boost::sregex_iterator();
+             ++it)
         {
-            f.register_tiling = true;
-            break;
+            const auto line_start = code.rfind('\n', static_cast<std::size_t>(it->position()) + 1);
+            const auto line_end = code.find('\n', static_cast<std::size_t>(it->position()) + 1);
+            const auto line =
+                code.substr(line_start == std::string::npos ? 0 : line_start,
+                            line_end == std::string::npos ? std::string::npos : line_end - line_start);
+            if (line.find("__shared__") == std::string::npos &&
+                line.find("__constant__") == std::string::npos)
+            {
+                f.register_tiling = true;
+                break;
+            }
         }
+        f.double_buffering = boost::regex_search(code, stage2) || boost::regex_search(code, async_copy);
+        if (auto it = cand.defines.find("DB"); it != cand.defines.end())
+            f.double_buffering = it->second > 0;
+        f.tensor_cores = boost::regex_search(code, tensor);
+        f.warp_shuffle = boost::regex_search(code, shfl);
     }
-    f.double_buffering = std::regex_search(code, stage2) || std::regex_search(code, async_copy);
-    if (auto it = cand.defines.find("DB"); it != cand.defines.end())
-        f.double_buffering = it->second > 0;
-    f.tensor_cores = std::regex_search(code, tensor);
-    f.warp_shuffle = std::regex_search(code, shfl);
+    catch (const std::runtime_error&)
+    {
+    }
     f.registers = res.registers;
 
     const workload_case* c = nullptr;

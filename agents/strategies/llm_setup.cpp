@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 
 namespace warpsmith
@@ -59,12 +60,10 @@ const std::vector<std::string>& nvidia_research_domains()
     return domains;
 }
 
-std::string openai_setting(const std::string& name, const std::filesystem::path& dotenv)
+std::string openai_setting(const std::string& name)
 {
-    // find_api_key reads a variable the same way (environment first, then .env).
-    if (auto v = llm::find_api_key(name, dotenv))
-        return v->value;
-    return {};
+    const char* v = std::getenv(name.c_str());
+    return v ? std::string(v) : std::string();
 }
 
 void llm_options::add_to(CLI::App& cmd, const std::string& group)

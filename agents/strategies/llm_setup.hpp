@@ -37,9 +37,11 @@ bool is_llm_provider(std::string_view provider);
 /// included): docs.nvidia.com, developer.nvidia.com.
 const std::vector<std::string>& nvidia_research_domains();
 
-/// A setting from the environment, else from ./.env (like the key), else "" (OPENAI_BASE_URL,
-/// OPENAI_ORG_ID, OPENAI_PROJECT_ID).
-std::string openai_setting(const std::string& name, const std::filesystem::path& dotenv = ".env");
+/// A setting from the process environment, else "" (OPENAI_BASE_URL, OPENAI_ORG_ID,
+/// OPENAI_PROJECT_ID), as the official SDK reads them. Never from ./.env, unlike the key: a .env
+/// in the working directory comes with whatever directory the user works in (a cloned repository,
+/// a downloaded run), and its OPENAI_BASE_URL would decide where the key is sent.
+std::string openai_setting(const std::string& name);
 
 struct llm_options
 {

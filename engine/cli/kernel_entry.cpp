@@ -2,8 +2,9 @@
 
 #include "harness/core/error.hpp"
 
+#include <boost/regex.hpp>
+
 #include <algorithm>
-#include <regex>
 
 namespace warpsmith
 {
@@ -44,19 +45,27 @@ std::string strip_comments(std::string_view s)
 std::vector<std::string> find_extern_c_kernels(std::string_view source)
 {
     // extern "C" <qualifiers> void <qualifiers> name (
-    static const std::regex pattern(
+    static const boost::regex pattern(
         R"(extern\s*"C"\s+((?:[A-Za-z_]\w*(?:\s*\([^()]*\))?\s+)*?)void\s+((?:[A-Za-z_]\w*\s*\([^()]*\)\s*)*)([A-Za-z_]\w*)\s*\()");
     std::string text = strip_comments(source);
     std::vector<std::string> out;
-    for (std::sregex_iterator it(text.begin(), text.end(), pattern), end; it != end; ++it)
+    // Boost.Regex: no recursion per character (std::regex overflowed the stack on long runs of
+    // spaces); a match too costly to finish ends the scan with the kernels found so far.
+    try
     {
-        const auto& m = *it;
-        std::string quals = m[1].str() + " " + m[2].str();
-        if (quals.find("__global__") == std::string::npos)
-            continue;
-        std::string name = m[3].str();
-        if (std::find(out.begin(), out.end(), name) == out.end())
-            out.push_back(name);
+        for (boost::sregex_iterator it(text.begin(), text.end(), pattern), end; it != end; ++it)
+        {
+            const auto& m = *it;
+            std::string quals = m[1].str() + " " + m[2].str();
+            if (quals.find("__global__") == std::string::npos)
+                continue;
+            std::string name = m[3].str();
+            if (std::find(out.begin(), out.end(), name) == out.end())
+                out.push_back(name);
+        }
+    }
+    catch (const std::runtime_error&)
+    {
     }
     return out;
 }

@@ -171,10 +171,14 @@ struct compile_pool::impl
         co_return co_await asio::co_spawn(pool->get_executor(), std::move(job), asio::use_awaitable);
     }
 
-    /// A failure that may be the worker's memory limit (a death, NVRTC out of memory) names it.
+    /// A failure that says the compile ran out of memory (LLVM's last words in a worker's death,
+    /// NVRTC_ERROR_OUT_OF_MEMORY, a "catastrophic error: out of memory") names the limit.
     std::string with_memory_limit(std::string why) const
     {
-        if (opts.memory_limit_mib > 0)
+        const bool memory = why.find("out of memory") != std::string::npos ||
+                            why.find("OUT_OF_MEMORY") != std::string::npos ||
+                            why.find("bad_alloc") != std::string::npos;
+        if (memory && opts.memory_limit_mib > 0)
             why += " (a compile worker may use " + std::to_string(opts.memory_limit_mib) +
                    " MiB: --compile-memory-mib)";
         return why;
@@ -259,10 +263,7 @@ struct compile_pool::impl
                 if (const worker_refusal why = worker_refusal_of(resp); !why.message.empty())
                     message += ": " + why.message;
                 // NVRTC itself can report the limit (NVRTC_ERROR_OUT_OF_MEMORY) instead of dying.
-                if (message.find("OUT_OF_MEMORY") != std::string::npos ||
-                    message.find("out of memory") != std::string::npos)
-                    message = with_memory_limit(std::move(message));
-                co_return failed_output(request, message);
+                co_return failed_output(request, with_memory_limit(std::move(message)));
             }
             const json::value* o = lenient::value_at(resp, "output");
             if (!o)
@@ -272,7 +273,7 @@ struct compile_pool::impl
                 compile_output out = compile_output::from_json(*o);
                 // NVRTC can also report the limit as a compile error ("catastrophic error: out of
                 // memory"), which comes back as a value.
-                if (!out.compiled && out.error.find("out of memory") != std::string::npos)
+                if (!out.compiled)
                     out.error = with_memory_limit(std::move(out.error));
                 co_return out;
             }

@@ -10,12 +10,13 @@
 #include "harness/core/log.hpp"
 #include "harness/core/secret_redaction.hpp"
 
+#include <boost/regex.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <nvrtc.h>
-#include <regex>
 #include <system_error>
 
 namespace warpsmith
@@ -140,7 +141,7 @@ std::string program_ptx(nvrtcProgram p)
 // variable called "error_count" must not match.
 std::string first_error_line(const std::string& log, std::string_view fallback)
 {
-    static const std::regex error_line(R"((^|[:;]\s*)(catastrophic\s+)?error\b)");
+    static const boost::regex error_line(R"((^|[:;]\s*)(catastrophic\s+)?error\b)");
     std::string_view rest = log;
     std::string_view first_nonempty;
     while (!rest.empty())
@@ -150,7 +151,18 @@ std::string first_error_line(const std::string& log, std::string_view fallback)
         rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
         if (first_nonempty.empty() && line.find_first_not_of(" \t\r") != std::string_view::npos)
             first_nonempty = line;
-        if (std::regex_search(line.begin(), line.end(), error_line))
+        // Boost.Regex matches without recursion (std::regex overflowed the stack on a 200 KB run
+        // of spaces in a #warning line) and throws where a match would cost too much.
+        bool is_error = false;
+        try
+        {
+            is_error = boost::regex_search(line.begin(), line.end(), error_line);
+        }
+        catch (const std::runtime_error&)
+        {
+            is_error = line.find("error") != std::string_view::npos;
+        }
+        if (is_error)
             return std::string(line.substr(0, 300));
     }
     if (!first_nonempty.empty())
@@ -171,6 +183,16 @@ std::optional<std::string> mangled_match(const std::vector<std::string>& entries
     return std::nullopt;
 }
 
+// The kernels a compile reports: at most 256 (their names go to the journal and the model's
+// compile tool; a few hundred bytes of templates instantiate thousands).
+std::vector<std::string> bounded_entries(std::vector<std::string> entries)
+{
+    constexpr std::size_t kept = 256;
+    if (entries.size() > kept)
+        entries.resize(kept);
+    return entries;
+}
+
 std::string entry_problem(const std::vector<std::string>& entries, const std::string& entry)
 {
     if (auto mangled = mangled_match(entries, entry))
@@ -180,9 +202,14 @@ std::string entry_problem(const std::vector<std::string>& entries, const std::st
     }
     if (entries.empty())
         return "entry point '" + entry + "' not found; the source defines no __global__ kernel";
+    // At most 20 names of at most 100 bytes: explicit template instantiations make thousands of
+    // kernels with long mangled names cheaply, and this text goes to the model.
+    constexpr std::size_t shown = 20;
     std::string list;
-    for (const auto& e : entries)
-        list += (list.empty() ? "" : ", ") + e;
+    for (std::size_t i = 0; i < entries.size() && i < shown; ++i)
+        list += (list.empty() ? "" : ", ") + entries[i].substr(0, 100);
+    if (entries.size() > shown)
+        list += ", and " + std::to_string(entries.size() - shown) + " more";
     return "entry point '" + entry + "' not found; kernels in the source: " + list;
 }
 
@@ -326,7 +353,12 @@ compile_output nvrtc_compiler::compile(const compile_request& request) const
     if (cache_)
     {
         if (auto hit = cache_->lookup(out.key))
+        {
+            // Entries stored before the log was bounded (or planted in the cache) are cut too.
+            hit->log = bounded_compile_log(std::move(hit->log));
+            hit->entries = bounded_entries(std::move(hit->entries));
             return *hit;
+        }
     }
 
     std::vector<std::string> options = fixed_compile_options(request.arch);
@@ -411,6 +443,7 @@ compile_output nvrtc_compiler::compile(const compile_request& request) const
                 out.resources = it->second;
             out.resources.constant_bytes += report.module_constant_bytes;
         }
+        out.entries = bounded_entries(std::move(out.entries));
     }
 
     if (cache_)

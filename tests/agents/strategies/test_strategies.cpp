@@ -7,6 +7,7 @@
 
 #include "agents/llm/feedback.hpp"
 #include "agents/llm/inference.hpp"
+#include "agents/llm/kernel_contract.hpp"
 #include "agents/llm/llm_records.hpp"
 #include "agents/llm/providers/openai_client.hpp"
 #include "agents/llm/providers/replay_client.hpp"
@@ -209,6 +210,23 @@ BOOST_AUTO_TEST_CASE(features_of_the_real_sgemm_kernels)
     BOOST_TEST(naive.distance(warp) >= 3);
     BOOST_TEST(naive.key() != warp.key());
     BOOST_TEST(naive.to_json().at("key").as_string() == naive.key().c_str());
+}
+
+// A model answer is text anyone may shape: a 300 KB run of spaces made std::regex recurse once per
+// character and overflow this process's stack (the whole search died, and --resume again). The
+// features and the contract check read it like any other kernel.
+BOOST_AUTO_TEST_CASE(long_runs_of_spaces_in_a_kernel_are_read_without_overflowing_the_stack)
+{
+    candidate c = bench_candidate("06-vectorized");
+    const std::string spaces(300000, ' ');
+    c.source = "float a" + spaces + "[4];\n__shared__" + spaces + "float s[2];\n" + c.source;
+    const auto f = extract_features(c, resource_usage{}, sgemm(), h200());
+    BOOST_TEST(f.vector_width == 4);
+    BOOST_TEST(f.register_tiling);
+    BOOST_TEST(f.shared_memory);
+    BOOST_TEST(llm::check_kernel_contract(
+                   "extern" + spaces + "\"C\"" + spaces + "__global__ void k(float* y) {}", "k")
+                   .empty());
 }
 
 BOOST_AUTO_TEST_CASE(occupancy_estimates)
@@ -859,6 +877,16 @@ BOOST_AUTO_TEST_CASE(clients_from_options)
     BOOST_TEST(b.redact->apply(std::string_view("x sk-dotenv-key-123456789")) == "x [REDACTED]");
     o.price_table = (tmp.path() / "missing.json").string();
     BOOST_CHECK_THROW(make_model_client(o, ioc.get_executor()), user_error);
+    o.price_table.clear();
+
+    // The server comes from the command line or the process environment, never from ./.env: a .env
+    // in a downloaded directory the user works in would otherwise send the key to its server.
+    ::unsetenv("OPENAI_BASE_URL");
+    std::ofstream(tmp.path() / ".env", std::ios::app) << "OPENAI_BASE_URL=https://attacker.example/v1\n"
+                                                      << "OPENAI_ORG_ID=org-attacker\n";
+    BOOST_TEST(o.effective_base_url() == "");
+    BOOST_TEST(openai_setting("OPENAI_ORG_ID") == "");
+    BOOST_TEST(make_model_client(o, ioc.get_executor()).client->provider() == "openai");
     fs::current_path(cwd);
 }
 

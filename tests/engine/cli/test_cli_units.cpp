@@ -35,6 +35,10 @@ __global__ void __launch_bounds__(128) third(
 __global__ void not_extern_c(int) {}
 )";
     BOOST_TEST(find_extern_c_kernels(src) == (std::vector<std::string>{"first", "second", "third"}));
+    // A 300 KB run of spaces overflowed std::regex's recursion; Boost.Regex reads it.
+    const std::string spaces(300000, ' ');
+    BOOST_TEST(find_extern_c_kernels("extern \"C\"" + spaces + "__global__" + spaces +
+                                     "void k(float* y) {}") == (std::vector<std::string>{"k"}));
 }
 
 BOOST_AUTO_TEST_CASE(chooses_or_explains)

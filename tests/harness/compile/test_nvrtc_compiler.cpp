@@ -1,5 +1,6 @@
 #include "harness/compile/cubin_symbols.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
+#include "harness/core/json_file.hpp"
 #include "tests/harness/compile/test_kernels.hpp"
 #include "tests/support/test_paths.hpp"
 
@@ -220,6 +221,51 @@ BOOST_AUTO_TEST_CASE(a_compile_log_is_cut_to_its_first_errors_and_its_resource_r
     BOOST_TEST(cut.rfind("first error\n", 0) == 0u);
     BOOST_TEST(cut.ends_with("ptxas info    : Used 8 registers\n"));
     BOOST_TEST(bounded_compile_log("short log\n") == "short log\n");
+}
+
+// A warning line with a long run of spaces before the error: finding the error line used
+// std::regex, which recursed once per character and overflowed the stack (warpsmith compile died
+// with SIGSEGV, a compile worker died twice).
+BOOST_AUTO_TEST_CASE(a_long_run_of_spaces_in_the_log_does_not_overflow_the_stack)
+{
+    const std::string source = "#warning :" + std::string(300000, ' ') +
+                               "x\nextern \"C\" __global__ void k(float* p) { p[0] = undefined_thing; }\n";
+    const compile_output out = nvrtc_compiler().compile(request(source, "k"));
+    BOOST_TEST(!out.compiled);
+    BOOST_TEST(contains(out.error, "undefined_thing"), out.error.substr(0, 300));
+}
+
+// Explicit instantiations make hundreds of kernels from a few lines; the names a compile reports go
+// to the journal and the model, so at most 256 are kept and an error lists 20.
+BOOST_AUTO_TEST_CASE(hundreds_of_kernels_are_reported_in_bounded_lists)
+{
+    std::string source = "template <int N> __global__ void t(float* y) { y[N] = N; }\n";
+    for (int i = 0; i < 300; ++i)
+        source += "template __global__ void t<" + std::to_string(i) + ">(float*);\n";
+    const compile_output out = nvrtc_compiler().compile(request(source, "nope"));
+    BOOST_TEST(!out.compiled);
+    BOOST_TEST(out.entries.size() == 256u);
+    BOOST_TEST(contains(out.error, ", and 280 more"), out.error);
+    BOOST_TEST(out.error.size() < 2500u, out.error.size());
+}
+
+// A cache entry written before logs were bounded (or planted in the cache directory) is cut on the
+// way out like a fresh compile's log.
+BOOST_AUTO_TEST_CASE(a_cached_log_is_bounded_too)
+{
+    test::temp_dir dir;
+    const nvrtc_compiler compiler{compile_cache(dir.path())};
+    const compile_output first =
+        compiler.compile(request("extern \"C\" __global__ void k(float* y) { y[0] = 1; }\n", "k"));
+    BOOST_REQUIRE(first.compiled);
+    const auto meta = dir.path() / first.key.substr(0, 2) / (first.key + ".json");
+    auto stored = read_json_file(meta);
+    stored.as_object()["log"] = std::string(3 << 20, 'x') + "\n";
+    write_json_file(meta, stored);
+    const compile_output hit =
+        compiler.compile(request("extern \"C\" __global__ void k(float* y) { y[0] = 1; }\n", "k"));
+    BOOST_TEST(hit.cache_hit);
+    BOOST_TEST(hit.log.size() <= max_compile_log_bytes + 200, hit.log.size());
 }
 
 BOOST_AUTO_TEST_CASE(missing_entry_lists_the_kernels)
