@@ -45,9 +45,9 @@ std::string bounded_compile_log(std::string log, std::size_t limit)
     return out;
 }
 
-std::optional<std::string> limit_process_memory(std::uint64_t mib)
+std::optional<std::string> limit_process_memory(std::uint64_t limit_mib)
 {
-    rlim_t bytes = static_cast<rlim_t>(mib) << 20;
+    rlim_t bytes = static_cast<rlim_t>(limit_mib) << 20;
     rlimit current{};
     // A lower limit already set (by the user's shell, a batch system) stays: never raise one.
     if (::getrlimit(RLIMIT_DATA, &current) == 0 && current.rlim_max != RLIM_INFINITY &&
@@ -55,7 +55,7 @@ std::optional<std::string> limit_process_memory(std::uint64_t mib)
         bytes = current.rlim_max;
     const rlimit limit{bytes, bytes};
     if (::setrlimit(RLIMIT_DATA, &limit) != 0)
-        return "setrlimit(RLIMIT_DATA, " + std::to_string(mib) + " MiB): " + std::strerror(errno);
+        return "setrlimit(RLIMIT_DATA, " + std::to_string(limit_mib) + " MiB): " + std::strerror(errno);
     return std::nullopt;
 }
 

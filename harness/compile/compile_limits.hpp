@@ -40,8 +40,8 @@ std::string bounded_compile_log(std::string log, std::size_t limit = max_compile
 std::string cubin_too_large(std::size_t bytes, std::size_t limit);
 
 /// Limits the calling process's data segment (RLIMIT_DATA: heap and private writable mappings) to
-/// `mib` MiB, soft and hard, so that neither it nor what it starts can raise it again. Returns the
+/// `limit_mib` MiB, soft and hard, so that neither it nor what it starts can raise it again. Returns the
 /// problem when the kernel refuses, nullopt on success.
-std::optional<std::string> limit_process_memory(std::uint64_t mib);
+std::optional<std::string> limit_process_memory(std::uint64_t limit_mib);
 
 }  // namespace warpsmith

@@ -21,9 +21,6 @@
 //
 // In-process compiles in the CLI, which holds the key (the compile pool's threads, and the thread
 // `warpsmith compile` compiles on), use the per-thread form, enter_compile_sandbox_on_this_thread.
-//
-// In-process compiles of the compile pool (the CLI, which holds the key) use the per-thread form,
-// enter_compile_sandbox_on_this_thread, on the pool's own threads.
 
 #include <filesystem>
 #include <optional>
@@ -90,7 +87,8 @@ void enter_compile_sandbox_if_requested(const std::optional<std::filesystem::pat
 /// sandboxed (not asked, or not yet).
 std::optional<sandbox_outcome> compile_sandbox_outcome();
 
-/// For compiles in a process that holds secrets (the compile pool's in-process mode): restricts the
+/// For compiles in a process that holds secrets (the compile pool's in-process mode, `warpsmith
+/// compile`): restricts the
 /// calling thread, once, to what a compile needs, the rules of compile_sandbox_rules without a
 /// temporary directory (read and write only /dev/null and cache_dir). Landlock binds the thread, not
 /// the process, so the caller's other threads keep their access; a thread that compiles must not do

@@ -102,10 +102,16 @@ std::string program_log(nvrtcProgram p)
     return log;
 }
 
-std::string program_cubin(nvrtcProgram p)
+std::size_t program_cubin_size(nvrtcProgram p)
 {
     std::size_t size = 0;
     check(nvrtcGetCUBINSize(p, &size), "nvrtcGetCUBINSize");
+    return size;
+}
+
+std::string program_cubin(nvrtcProgram p)
+{
+    const std::size_t size = program_cubin_size(p);
     std::string cubin(size, '\0');
     if (size > 0)
         check(nvrtcGetCUBIN(p, cubin.data()), "nvrtcGetCUBIN");
@@ -382,17 +388,16 @@ compile_output nvrtc_compiler::compile(const compile_request& request) const
         out.log = bounded_compile_log(redact_secrets(program_log(prog.get())));
         if (result == NVRTC_SUCCESS)
         {
-            out.cubin = program_cubin(prog.get());
-            if (out.cubin.size() > max_cubin_bytes_)
+            // Judged before the cubin is copied out of NVRTC.
+            if (const std::size_t size = program_cubin_size(prog.get()); size > max_cubin_bytes_)
             {
                 out.compile_ms =
                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                         .count();
-                out.error = cubin_too_large(out.cubin.size(), max_cubin_bytes_);
-                out.cubin.clear();
-                out.cubin.shrink_to_fit();
+                out.error = cubin_too_large(size, max_cubin_bytes_);
                 return out;
             }
+            out.cubin = program_cubin(prog.get());
             // No PTX to read (never seen with NVRTC 13): unknown, so the harness wipes.
             const std::string ptx = program_ptx(prog.get());
             out.local_memory = ptx.empty() || ptx_addresses_local_memory(ptx);

@@ -8,10 +8,14 @@
 #include "harness/worker/protocol.hpp"
 #include "harness/worker/request_loop.hpp"
 
+#include <charconv>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
+#include <optional>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 #include <string>
@@ -66,6 +70,17 @@ log_level parse_level(std::string_view s)
     throw user_error("--log-level: '" + std::string(s) + "' is not one of debug, info, warn, error");
 }
 
+// A whole number written in decimal digits alone (no sign, no blank, no suffix), or nullopt.
+std::optional<std::uint64_t> whole_number(const std::string& text)
+{
+    std::uint64_t value = 0;
+    const char* end = text.data() + text.size();
+    const auto [at, ec] = std::from_chars(text.data(), end, value);
+    if (text.empty() || ec != std::errc() || at != end)
+        return std::nullopt;
+    return value;
+}
+
 // Returns nullopt when --help was printed.
 std::optional<worker_options> parse_args(int argc, char** argv)
 {
@@ -88,21 +103,13 @@ std::optional<worker_options> parse_args(int argc, char** argv)
         if (arg == "--device")
         {
             const std::string v = value(i, arg);
-            std::size_t used = 0;
-            int k = -1;
-            try
-            {
-                k = std::stoi(v, &used);
-            }
-            catch (const std::exception&)
-            {
-            }
-            if (k < 0 || used != v.size())
+            const auto k = whole_number(v);
+            if (!k || *k > std::numeric_limits<int>::max())
                 throw user_error("--device: '" + v + "' is not a device index (0, 1, ...)");
             if (mode_set && o.mode != worker_mode::gpu)
                 throw user_error("--device and --compile exclude each other");
             o.mode = worker_mode::gpu;
-            o.device = k;
+            o.device = static_cast<int>(*k);
             mode_set = true;
         }
         else if (arg == "--compile")
@@ -119,18 +126,10 @@ std::optional<worker_options> parse_args(int argc, char** argv)
         else if (arg == "--memory-limit-mib")
         {
             const std::string v = value(i, arg);
-            std::size_t used = 0;
-            long long mib = -1;
-            try
-            {
-                mib = std::stoll(v, &used);
-            }
-            catch (const std::exception&)
-            {
-            }
-            if (mib < 1 || used != v.size())
+            const auto mib = whole_number(v);
+            if (!mib || *mib == 0)
                 throw user_error("--memory-limit-mib: '" + v + "' is not a positive number of MiB");
-            o.memory_limit_mib = static_cast<std::uint64_t>(mib);
+            o.memory_limit_mib = *mib;
         }
         else if (arg == "--log-level")
             o.level = parse_level(value(i, arg));
