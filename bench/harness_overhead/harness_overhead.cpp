@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <map>
@@ -253,6 +254,8 @@ asio::awaitable<void> run(const options o)
     co_await call(w, evaluate, "warm-up evaluate");  // first use allocates pools, fills caches
 
     summary round_trip, eval, kernel, compile, load, validate, time_phase, scrub, seal;
+    summary response;                           // round trip minus the worker's eval_ms
+    std::map<std::string, summary> all_phases;  // every phases_ms entry, as the worker names it
     // The performance case's timing: launches measured, achieved noise, median; how it stopped.
     summary launches, noise, median;
     std::map<std::string, int> stops;
@@ -275,6 +278,9 @@ asio::awaitable<void> run(const options o)
         scrub.add(number(p.at("l2_scrub_ms")));
         if (const json::value* v = p.if_contains("seal_ms"))
             seal.add(number(*v));
+        for (const auto& [key, value] : p)
+            all_phases[std::string(key)].add(number(value));
+        response.add(ms_since(t0) - number(result.at("eval_ms")));
         for (const json::value& c : result.at("cases").as_array())
             if (const json::value* t = c.as_object().if_contains("timing"); t && t->is_object())
             {
@@ -332,6 +338,10 @@ asio::awaitable<void> run(const options o)
                 overhead,
                 overhead < 5.0 ? "met" : "missed");
     std::printf("  overhead without scrubs %8.3f\n", overhead - scrub.mean());
+    std::printf("  round trip - eval_ms    %8.3f  %8.3f\n", response.mean(), response.median());
+    std::printf("\nphases_ms as the worker reports them   mean ms  median ms\n");
+    for (const auto& [key, s] : all_phases)
+        std::printf("  %-32s %8.3f  %8.3f\n", key.c_str(), s.mean(), s.median());
     std::printf("\nperformance case (target noise %g)  mean  median  min  max\n", o.target_noise);
     std::printf("  measured launches       %8.1f  %8.1f  %8.1f  %8.1f\n",
                 launches.mean(),
@@ -349,6 +359,15 @@ asio::awaitable<void> run(const options o)
                 median.min(),
                 median.max(),
                 100 * (median.max() - median.min()) / median.mean());
+    {
+        double ss = 0;
+        for (double v : median.values)
+            ss += (v - median.mean()) * (v - median.mean());
+        const double sd =
+            median.values.size() > 1 ? std::sqrt(ss / static_cast<double>(median.values.size() - 1)) : 0;
+        std::printf("  medians' standard deviation over the candidates: %.2f%% of their mean\n",
+                    median.mean() > 0 ? 100 * sd / median.mean() : 0.0);
+    }
     std::printf("  stopped:");
     for (const auto& [why, count] : stops)
         std::printf(" %s %d", why.c_str(), count);

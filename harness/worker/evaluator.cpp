@@ -152,12 +152,14 @@ try
         // Every case starts at rest (case_store::retire), so the digests before and after agree
         // unless a launch changed memory that was not its own to change.
         sealed = !fail && store.seal_regions() > 0;
+        const auto t_open = clock::now();
         if (!fail)
             store.retire_all(device.stream());
         if (sealed)
             store.seal_digest(session.hygiene(), device.stream(), seal_phase, 0);
         // Validation, every selected case, before any timing.
         const auto t_validate = clock::now();
+        phases["open_ms"] = std::chrono::duration<double, std::milli>(t_validate - t_open).count();
         for (case_entry& e : entries)
         {
             if (fail)
@@ -313,8 +315,16 @@ try
     {
         double kernel_ms = 0;
         double scrub_ms = 0;
+        double warmup_ms = 0, measure_ms = 0, checks_ms = 0, wall_check_ms = 0;
         for (const case_entry& e : entries)
         {
+            if (e.timing)
+            {
+                warmup_ms += e.timing->warmup_ms;
+                measure_ms += e.timing->measure_ms;
+                checks_ms += e.timing->checks_ms;
+                wall_check_ms += e.timing->wall_check_ms;
+            }
             for (const run_report& r : e.runs)
                 kernel_ms += r.kernel_ms;
             if (e.timing && e.timing->stats.samples > 0)
@@ -326,6 +336,13 @@ try
         }
         phases["kernel_gpu_ms"] = kernel_ms;
         phases["l2_scrub_ms"] = scrub_ms;
+        if (time_ms > 0)
+        {
+            phases["time_warmup_ms"] = warmup_ms;
+            phases["time_measure_ms"] = measure_ms;
+            phases["time_checks_ms"] = checks_ms;
+            phases["time_wall_check_ms"] = wall_check_ms;
+        }
     }
 
     protocol::evaluation_result& result = out.result;

@@ -340,6 +340,10 @@ case_timing timer::time_case(case_data& c,
     // instruction cache and the driver's launch path to steady state; an L2 scrub before each would
     // add a memset per warm-up launch to every candidate's cost and change nothing about that. No
     // state wipes either: whatever a warm-up launch leaves is wiped before the first measured one.
+    using host_clock = std::chrono::steady_clock;
+    const auto ms_since = [](host_clock::time_point t0)
+    { return std::chrono::duration<double, std::milli>(host_clock::now() - t0).count(); };
+    const auto t_warmup = host_clock::now();
     store_.prepare(c, input_set::stated, s);
     for (int w = 0, queued = 0; w < options.warmup; ++w)
     {
@@ -352,6 +356,7 @@ case_timing timer::time_case(case_data& c,
         }
     }
     wait_for_stream(s, timeout, where + ", warm-up");
+    t.warmup_ms = ms_since(t_warmup);
 
     // Adaptive: segments of timing_segment_launches, a decision after each (timer.hpp); the
     // checked launches are spread over the segments so that every segment a case may end after
@@ -391,6 +396,7 @@ case_timing timer::time_case(case_data& c,
     std::vector<double> samples;
     samples.reserve(n);
     std::size_t i = 0;
+    const auto t_measure = host_clock::now();
     while (!done)
     {
         const std::size_t chunk_start = i;
@@ -441,6 +447,8 @@ case_timing timer::time_case(case_data& c,
         }
     }
 
+    t.measure_ms = ms_since(t_measure);
+    const auto t_checks = host_clock::now();
     ck.fetch(first_timed_slot, static_cast<int>(pending.size()), s);
     wait_for_stream(s, timeout, where + ", checks");
     const std::string total = std::to_string(samples.size());
@@ -474,8 +482,11 @@ case_timing timer::time_case(case_data& c,
     t.l2_scrubs = options.mode == timing_mode::cold ? static_cast<int>(samples.size()) : 0;
     t.l2_scrub_ms = t.l2_scrubs * scrub_ms;
 
+    t.checks_ms = ms_since(t_checks);
+
     if (!t.fail)
     {
+        const auto t_wall = host_clock::now();
         const double limit = wall_limit_us(t.stats.median_us);
         t.wall_us_per_launch = wall_check(c, work, options.mode);
         t.untimed_launches += k_wall_launches;
@@ -503,6 +514,7 @@ case_timing timer::time_case(case_data& c,
                             " us (limit 1.5 x events + 50 us): the events "
                             "cannot account for the kernel's work (work outside the launch's stream?)"};
         }
+        t.wall_check_ms = ms_since(t_wall);
     }
     return t;
 }

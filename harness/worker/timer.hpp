@@ -137,6 +137,13 @@ struct case_timing
     int untimed_launches = 0;            ///< Warm-up and wall-check launches (no events).
     int l2_scrubs = 0;                   ///< Cold-mode scrubs queued for this case.
     double l2_scrub_ms = 0;              ///< Their device time (l2_scrubber::scrub_ms each).
+    /// Host time of the timing's parts, for the evaluation's phases_ms: the warm-up launches, the
+    /// measured launches (until the last one's segment is done), the checks' fetch and judgement,
+    /// and the wall-clock cross-checks.
+    double warmup_ms = 0;
+    double measure_ms = 0;
+    double checks_ms = 0;
+    double wall_check_ms = 0;
 
     /// The protocol's "timing" of the case.
     protocol::timing_report to_report() const;

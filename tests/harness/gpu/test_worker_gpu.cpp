@@ -282,6 +282,19 @@ BOOST_AUTO_TEST_CASE(correct_float32_kernel_is_valid_with_sane_timing)
     BOOST_TEST(env.at("clocks").as_object().contains("sm_mhz_start"));
     BOOST_TEST(result.at("eval_ms").to_number<double>() > 0);
     BOOST_TEST_MESSAGE("phases: " << json::serialize(result.at("phases_ms")));
+    // Where the time went: the timing's parts are disjoint stretches of its host time.
+    const json::object& phases = result.at("phases_ms").as_object();
+    double parts = 0;
+    for (const char* key : {"time_warmup_ms", "time_measure_ms", "time_checks_ms", "time_wall_check_ms"})
+    {
+        BOOST_TEST_REQUIRE(phases.contains(key), key);
+        BOOST_TEST(phases.at(key).to_number<double>() >= 0, key);
+        parts += phases.at(key).to_number<double>();
+    }
+    BOOST_TEST(phases.at("time_measure_ms").to_number<double>() > 0);
+    BOOST_TEST(parts <= phases.at("time_ms").to_number<double>() + 1e-6);
+    for (const char* key : {"open_ms", "validate_ms", "seal_ms", "load_ms", "kernel_gpu_ms", "l2_scrub_ms"})
+        BOOST_TEST(phases.contains(key), key);
 
     // validate_only: no timing, no score.
     const json::object v = w.evaluate(vadd_candidate(k_correct), quick_timing(), true);
