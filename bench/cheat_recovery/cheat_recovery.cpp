@@ -20,6 +20,7 @@
 #include "bench/support/cheat_manifest.hpp"
 #include "engine/executors/gpu_executor.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
+#include "harness/core/elapsed.hpp"
 #include "harness/core/error.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -138,10 +139,7 @@ bench_args parse_args(int argc, char** argv)
     return a;
 }
 
-double ms_since(clock_type::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
-}
+using warpsmith::ms_since;
 
 std::string outcome_of(const gpu_evaluation& e)
 {

@@ -10,6 +10,7 @@
 #include "engine/executors/worker_launch.hpp"
 #include "engine/executors/worker_process.hpp"
 #include "harness/core/defaults.hpp"
+#include "harness/core/elapsed.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
 
@@ -181,10 +182,7 @@ asio::awaitable<json::object> call(worker_process& w,
     co_return must(r, what);
 }
 
-double ms_since(clock_type::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
-}
+using warpsmith::ms_since;
 
 struct summary
 {
@@ -207,6 +205,17 @@ struct summary
     }
     double min() const { return values.empty() ? 0 : *std::min_element(values.begin(), values.end()); }
     double max() const { return values.empty() ? 0 : *std::max_element(values.begin(), values.end()); }
+    /// The sample standard deviation (0 for fewer than two values).
+    double stddev() const
+    {
+        if (values.size() < 2)
+            return 0;
+        const double m = mean();
+        double ss = 0;
+        for (double v : values)
+            ss += (v - m) * (v - m);
+        return std::sqrt(ss / static_cast<double>(values.size() - 1));
+    }
 };
 
 double number(const json::value& v)
@@ -359,15 +368,8 @@ asio::awaitable<void> run(const options o)
                 median.min(),
                 median.max(),
                 100 * (median.max() - median.min()) / median.mean());
-    {
-        double ss = 0;
-        for (double v : median.values)
-            ss += (v - median.mean()) * (v - median.mean());
-        const double sd =
-            median.values.size() > 1 ? std::sqrt(ss / static_cast<double>(median.values.size() - 1)) : 0;
-        std::printf("  medians' standard deviation over the candidates: %.2f%% of their mean\n",
-                    median.mean() > 0 ? 100 * sd / median.mean() : 0.0);
-    }
+    std::printf("  medians' standard deviation over the candidates: %.2f%% of their mean\n",
+                median.mean() > 0 ? 100 * median.stddev() / median.mean() : 0.0);
     std::printf("  stopped:");
     for (const auto& [why, count] : stops)
         std::printf(" %s %d", why.c_str(), count);

@@ -3,6 +3,7 @@
 #include "engine/executors/async_semaphore.hpp"
 #include "engine/executors/worker_error_text.hpp"
 #include "engine/executors/worker_process.hpp"
+#include "harness/core/elapsed.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
 #include "harness/json/lenient.hpp"
@@ -23,11 +24,6 @@ using steady = std::chrono::steady_clock;
 
 namespace
 {
-
-double ms_since(steady::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(steady::now() - t0).count();
-}
 
 /// One evaluate request sent to a worker: its response, or why none came.
 struct evaluate_attempt

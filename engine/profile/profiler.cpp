@@ -5,6 +5,7 @@
 #include "engine/executors/worker_process.hpp"
 #include "engine/profile/ncu_report.hpp"
 #include "engine/profile/ncu_tool.hpp"
+#include "harness/core/elapsed.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
@@ -27,11 +28,6 @@ using namespace std::chrono_literals;
 
 namespace
 {
-
-double ms_since(steady::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(steady::now() - t0).count();
-}
 
 std::string read_if_exists(const fs::path& p)
 {

@@ -1,5 +1,6 @@
 #include "harness/worker/baseline.hpp"
 
+#include "harness/core/elapsed.hpp"
 #include "harness/core/log.hpp"
 #include "harness/protocol/baseline_result.hpp"
 #include "harness/timing/timing_stats.hpp"
@@ -22,11 +23,6 @@ namespace
 {
 
 using clock = std::chrono::steady_clock;
-
-double ms_since(clock::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-}
 
 /// The working (payload) pointer of a case's buffer parameter.
 CUdeviceptr buffer_ptr(const case_data& c, const std::string& name)

@@ -2,6 +2,7 @@
 
 #include "harness/compile/compile_options.hpp"
 #include "harness/core/digest.hpp"
+#include "harness/core/elapsed.hpp"
 #include "harness/core/error.hpp"
 #include "harness/json/json_reader.hpp"
 #include "harness/worker/protocol.hpp"
@@ -17,11 +18,6 @@ namespace json = boost::json;
 
 namespace
 {
-
-double ms_since(std::chrono::steady_clock::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 std::string log_excerpt(const std::string& log)
 {

@@ -1,5 +1,6 @@
 #include "harness/worker/evaluator.hpp"
 
+#include "harness/core/elapsed.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
 #include "harness/protocol/format_error.hpp"
@@ -23,11 +24,6 @@ namespace
 {
 
 using clock = std::chrono::steady_clock;
-
-double ms_since(clock::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-}
 
 /// The per-case entry of the result while it is being filled.
 struct case_entry
@@ -158,8 +154,8 @@ try
         if (sealed)
             store.seal_digest(session.hygiene(), device.stream(), seal_phase, 0);
         // Validation, every selected case, before any timing.
+        phases["open_ms"] = ms_since(t_open);
         const auto t_validate = clock::now();
-        phases["open_ms"] = std::chrono::duration<double, std::milli>(t_validate - t_open).count();
         for (case_entry& e : entries)
         {
             if (fail)

@@ -1,5 +1,6 @@
 #include "harness/worker/timer.hpp"
 
+#include "harness/core/elapsed.hpp"
 #include "harness/worker/protocol.hpp"
 #include "harness/worker/watchdog.hpp"
 
@@ -341,8 +342,6 @@ case_timing timer::time_case(case_data& c,
     // add a memset per warm-up launch to every candidate's cost and change nothing about that. No
     // state wipes either: whatever a warm-up launch leaves is wiped before the first measured one.
     using host_clock = std::chrono::steady_clock;
-    const auto ms_since = [](host_clock::time_point t0)
-    { return std::chrono::duration<double, std::milli>(host_clock::now() - t0).count(); };
     const auto t_warmup = host_clock::now();
     store_.prepare(c, input_set::stated, s);
     for (int w = 0, queued = 0; w < options.warmup; ++w)
