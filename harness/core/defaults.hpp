@@ -19,6 +19,11 @@ inline constexpr int default_warmup_launches = 10;
 inline constexpr int default_timed_launches = 100;
 inline constexpr double default_target_rel_noise = 0.01;
 
+/// The warm-up stops once its launches add up to this much of the case's fastest validation run
+/// (at least one launch, at most `warmup`): ten 3 ms SGEMM launches buy nothing that one does
+/// after three validation runs, while a 10 us kernel still gets all ten.
+inline constexpr double warmup_budget_ms = 2.0;
+
 /// Adaptive stopping looks at the samples only after each segment of this many measured launches
 /// (so never before this many), and each segment has its own checked launches.
 inline constexpr int timing_segment_launches = 20;

@@ -33,7 +33,8 @@ struct case_entry
     bool launchable = false;
     std::vector<run_report> runs;
     std::optional<case_timing> timing;
-    float kernel_ms = 0;
+    float kernel_ms = 0;   ///< The slowest validation run (sizes the timing's chunks).
+    float typical_ms = 0;  ///< The fastest validation run (sizes the warm-up).
     bool repeat_reached = false;
 
     protocol::case_result to_protocol() const
@@ -190,6 +191,9 @@ try
                     e.repeat_reached = true;
                 run_report report = v.run(c, *prepared.kernel, e.dims, kind, session.next_scrub_seed());
                 e.kernel_ms = std::max(e.kernel_ms, report.kernel_ms);
+                if (report.kernel_ms > 0)
+                    e.typical_ms =
+                        e.typical_ms > 0 ? std::min(e.typical_ms, report.kernel_ms) : report.kernel_ms;
                 const bool passed = report.passed;
                 if (kind == run_kind::repeat && profile_case == c.name())
                     profiled = true;
@@ -229,7 +233,7 @@ try
                     continue;
                 stage_case = e.data->name();
                 stage = "case " + e.data->name() + " (timing)";
-                e.timing = t.time_case(*e.data, *prepared.kernel, e.dims, timing, e.kernel_ms);
+                e.timing = t.time_case(*e.data, *prepared.kernel, e.dims, timing, e.kernel_ms, e.typical_ms);
                 store.retire(*e.data, device.stream());
                 if (e.timing->fail)
                 {

@@ -18,10 +18,11 @@ namespace json = boost::json;
 namespace
 {
 
-constexpr int k_max_chunk = 128;          // Never queue more than this before waiting.
-constexpr int k_wall_launches = 5;        // Launches in the wall-clock cross-check.
-constexpr double k_wall_factor = 1.5;     // Wall may exceed the event median by this factor ...
-constexpr double k_wall_slack_us = 50.0;  // ... plus this (launch and synchronisation latency).
+constexpr int k_max_chunk = 128;               // Never queue more than this before waiting.
+constexpr std::size_t k_decide_in_flight = 1;  // Launches left running while a segment decides.
+constexpr int k_wall_launches = 3;             // Launches in the wall-clock cross-check (median of 3).
+constexpr double k_wall_factor = 1.5;          // Wall may exceed the event median by this factor ...
+constexpr double k_wall_slack_us = 50.0;       // ... plus this (launch and synchronisation latency).
 
 double median_of(std::vector<double> v)
 {
@@ -96,6 +97,16 @@ int chunk_size(double per_launch_ms, std::chrono::milliseconds timeout)
     const double budget_ms = static_cast<double>(timeout.count()) / 4.0;
     const double n = std::floor(budget_ms / std::max(per_launch_ms, 1e-3));
     return static_cast<int>(std::clamp(n, 1.0, static_cast<double>(k_max_chunk)));
+}
+
+int warmup_launches(int most, double typical_ms)
+{
+    if (most <= 0)
+        return 0;
+    if (!(typical_ms > 0))
+        return most;
+    const double fit = std::ceil(warmup_budget_ms / typical_ms);
+    return static_cast<int>(std::clamp(fit, 1.0, static_cast<double>(most)));
 }
 
 // ---- case_timing --------------------------------------------------------------------------------
@@ -289,10 +300,14 @@ void timer::prepare_measured_launch(case_data& c, const timed_work& work, timing
         scrubber_.scrub_shared(s);
 }
 
-case_timing timer::time_case(
-    case_data& c, loaded_kernel& k, const launch_dims& d, const timing_options& options, double kernel_ms)
+case_timing timer::time_case(case_data& c,
+                             loaded_kernel& k,
+                             const launch_dims& d,
+                             const timing_options& options,
+                             double kernel_ms,
+                             double typical_ms)
 {
-    return time_case(c, candidate_work(c, k, d), options, kernel_ms);
+    return time_case(c, candidate_work(c, k, d), options, kernel_ms, typical_ms);
 }
 
 timed_work timer::candidate_work(case_data& c, loaded_kernel& k, const launch_dims& d)
@@ -309,16 +324,14 @@ timed_work timer::candidate_work(case_data& c, loaded_kernel& k, const launch_di
     return work;
 }
 
-case_timing timer::time_case(case_data& c,
-                             const timed_work& work,
-                             const timing_options& options,
-                             double kernel_ms)
+case_timing timer::time_case(
+    case_data& c, const timed_work& work, const timing_options& options, double kernel_ms, double typical_ms)
 {
     const CUstream s = device_.stream();
     const auto timeout = store_.launch_timeout();
     const std::string where = "case " + c.name() + " (timing)";
     case_timing t;
-    t.warmup = options.warmup;
+    t.warmup = warmup_launches(options.warmup, typical_ms);
     t.mode = options.mode;
 
     const double scrub_ms = options.mode == timing_mode::cold ? scrubber_.scrub_ms(s, timeout) : 0.0;
@@ -344,7 +357,7 @@ case_timing timer::time_case(case_data& c,
     using host_clock = std::chrono::steady_clock;
     const auto t_warmup = host_clock::now();
     store_.prepare(c, input_set::stated, s);
-    for (int w = 0, queued = 0; w < options.warmup; ++w)
+    for (int w = 0, queued = 0; w < t.warmup; ++w)
     {
         if (CUresult rc = queue_launch(c, work, timing_mode::hot, false, std::nullopt); rc != CUDA_SUCCESS)
             return launch_failure(rc);
@@ -394,17 +407,18 @@ case_timing timer::time_case(case_data& c,
     bool done = false;
     std::vector<double> samples;
     samples.reserve(n);
-    std::size_t i = 0;
+    std::size_t i = 0;          // launches queued
+    std::size_t collected = 0;  // launches whose samples are in `samples` (waited on)
+    std::size_t decided_at = 0;
     const auto t_measure = host_clock::now();
     while (!done)
     {
-        const std::size_t chunk_start = i;
-        // A chunk ends at the launch timeout's share and, when the case may stop early, at the
-        // end of the segment (the decision needs the segment's samples).
-        std::size_t limit = static_cast<std::size_t>(chunk);
+        // At most `chunk` launches are ever queued and not waited on (the launch timeout's share),
+        // and when the case may stop early, queueing pauses at the end of each segment.
+        std::size_t end = collected + static_cast<std::size_t>(chunk);
         if (may_stop_early && !stop)
-            limit = std::min(limit, (i / segment + 1) * segment - i);
-        while (!done && i - chunk_start < limit)
+            end = std::min(end, (i / segment + 1) * segment);
+        while (!done && i < end)
         {
             const bool last = i + 1 == n || stop;
             const bool sampled = next_position < positions.size() && positions[next_position] == i;
@@ -428,11 +442,24 @@ case_timing timer::time_case(case_data& c,
             done = last;
             ++i;
         }
-        wait_for_stream(s, timeout, where);
-        for (std::size_t j = chunk_start; j < i; ++j)
-            samples.push_back(events_.elapsed_us(j));
-        if (!done && may_stop_early && i % segment == 0)
+        // A segment's decision waits only for its launches before the last k_decide_in_flight:
+        // those keep the GPU busy while the host decides and queues what follows, so the
+        // decision costs no idle gap (the next decision sees them).
+        const bool decision = !done && may_stop_early && !stop && i % segment == 0 && i != decided_at;
+        std::size_t upto = i;
+        if (decision && i - collected > k_decide_in_flight)
         {
+            upto = i - k_decide_in_flight;
+            wait_for_event(events_.stop(upto - 1).get(), timeout, where);
+        }
+        else
+            wait_for_stream(s, timeout, where);
+        for (std::size_t j = collected; j < upto; ++j)
+            samples.push_back(events_.elapsed_us(j));
+        collected = upto;
+        if (decision)
+        {
+            decided_at = i;
             if (dominated_above && median_of_samples(samples) > *dominated_above)
             {
                 stop = true;
@@ -477,7 +504,7 @@ case_timing timer::time_case(case_data& c,
         t.stopped = timing_stop::quiet;  // quiet only at the ceiling (or n below one segment)
     for (double us : samples)
         t.gpu_ms += us / 1000.0;
-    t.untimed_launches = options.warmup;
+    t.untimed_launches = t.warmup;
     t.l2_scrubs = options.mode == timing_mode::cold ? static_cast<int>(samples.size()) : 0;
     t.l2_scrub_ms = t.l2_scrubs * scrub_ms;
 

@@ -11,7 +11,9 @@
 // still caught.
 //
 // Adaptive stopping (the default; docs/worker-protocol.md "timing"): measured launches come in
-// segments of 20 (timing_segment_launches). After each segment the samples so far decide: the
+// segments of 20 (timing_segment_launches). After each segment the samples so far decide, all but
+// the segment's last launch, which still runs meanwhile so the GPU never waits for the decision
+// (its sample counts from the next decision on): the
 // median's 95% confidence interval narrower than target_rel_noise (half-width over the median)
 // stops the case ("quiet"); a median above the case's dominated_above_us (1.5x the best
 // candidate's, sent by the engine) stops it ("dominated"); otherwise the next segment follows, up
@@ -117,10 +119,15 @@ private:
 /// chunk needs at most a quarter of the launch timeout at the estimated time per launch.
 int chunk_size(double per_launch_ms, std::chrono::milliseconds timeout);
 
+/// Warm-up launches for a case whose fastest validation run took typical_ms: as many as fit
+/// warmup_budget_ms (defaults.hpp), at least one and at most `most`; `most` when typical_ms is
+/// unknown (0 or less), none when `most` is 0 or less.
+int warmup_launches(int most, double typical_ms);
+
 struct case_timing
 {
     timing_stats stats;
-    int warmup = 0;
+    int warmup = 0;  ///< Warm-up launches made (warmup_launches of the requested count).
     timing_mode mode = timing_mode::cold;
     double wall_us_per_launch = 0;
     double wall_us_first = 0;  ///< The first cross-check when it failed and was re-measured.
@@ -197,17 +204,21 @@ public:
           l2_scrubber& scrubber,
           const launch_hygiene* hygiene = nullptr);
 
-    /// Times one performance case. kernel_ms estimates one launch (from validation), to size chunks.
+    /// Times one performance case. kernel_ms bounds one launch from above (the slowest validation
+    /// run), to size chunks; typical_ms is the fastest validation run, to size the warm-up
+    /// (warmup_launches; 0: the whole options.warmup).
     case_timing time_case(case_data& c,
                           loaded_kernel& k,
                           const launch_dims& d,
                           const timing_options& options,
-                          double kernel_ms);
+                          double kernel_ms,
+                          double typical_ms = 0);
     /// The same for any work on the case's buffers (a cuBLAS call).
     case_timing time_case(case_data& c,
                           const timed_work& work,
                           const timing_options& options,
-                          double kernel_ms);
+                          double kernel_ms,
+                          double typical_ms = 0);
 
     /// Queues one launch; a measured one after fresh outputs, the work's reset and the SM scrub
     /// (with the L2 scrub in cold mode), a warm-up one (measured false) as it is. Returns the

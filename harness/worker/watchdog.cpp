@@ -10,21 +10,28 @@
 namespace warpsmith::worker
 {
 
-void wait_for_stream(CUstream s, std::chrono::milliseconds timeout, const std::string& what)
+namespace
+{
+
+/// Polls query() (cuStreamQuery or cuEventQuery) as wait_for_stream describes.
+template <typename Query>
+void poll_until_done(Query query,
+                     const char* call,
+                     std::chrono::milliseconds timeout,
+                     const std::string& what)
 {
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
     const auto deadline = start + timeout;
     const auto spin_until = start + std::chrono::milliseconds(2);
     auto sleep = std::chrono::microseconds(20);
-    const cuda::driver_api& api = cuda::driver();
     for (;;)
     {
-        CUresult rc = api.cuStreamQuery(s);
+        CUresult rc = query();
         if (rc == CUDA_SUCCESS)
             return;
         if (rc != CUDA_ERROR_NOT_READY)
-            throw cuda::cuda_error(rc, "cuStreamQuery");
+            throw cuda::cuda_error(rc, call);
         const auto now = clock::now();
         if (now >= deadline)
         {
@@ -42,6 +49,20 @@ void wait_for_stream(CUstream s, std::chrono::milliseconds timeout, const std::s
         std::this_thread::sleep_for(sleep);
         sleep = std::min<std::chrono::microseconds>(sleep * 2, std::chrono::microseconds(1000));
     }
+}
+
+}  // namespace
+
+void wait_for_stream(CUstream s, std::chrono::milliseconds timeout, const std::string& what)
+{
+    const cuda::driver_api& api = cuda::driver();
+    poll_until_done([&] { return api.cuStreamQuery(s); }, "cuStreamQuery", timeout, what);
+}
+
+void wait_for_event(CUevent e, std::chrono::milliseconds timeout, const std::string& what)
+{
+    const cuda::driver_api& api = cuda::driver();
+    poll_until_done([&] { return api.cuEventQuery(e); }, "cuEventQuery", timeout, what);
 }
 
 }  // namespace warpsmith::worker

@@ -30,4 +30,8 @@ public:
 /// error reported by the stream (sticky or not).
 void wait_for_stream(CUstream s, std::chrono::milliseconds timeout, const std::string& what);
 
+/// The same for the work queued before event e was recorded (e recorded, work after it may still
+/// run): the timer decides on a segment's samples while its last launches run.
+void wait_for_event(CUevent e, std::chrono::milliseconds timeout, const std::string& what);
+
 }  // namespace warpsmith::worker

@@ -253,6 +253,26 @@ BOOST_AUTO_TEST_CASE(checked_positions_are_a_sample_plus_the_last)
     BOOST_TEST(ever.size() == 100u);
 }
 
+BOOST_AUTO_TEST_CASE(warm_up_stops_at_its_budget_of_the_validated_time_but_never_below_one_launch)
+{
+    // A 10 us kernel gets every requested warm-up launch; a 3 ms SGEMM one (2 ms budget).
+    BOOST_TEST(warmup_launches(10, 0.010) == 10);
+    BOOST_TEST(warmup_launches(10, 3.0) == 1);
+    BOOST_TEST(warmup_launches(10, 0.5) == 4);
+    BOOST_TEST(warmup_launches(10, 0.3) == 7);  // ceil(2 / 0.3): the budget is reached, not undershot
+    BOOST_TEST(warmup_launches(10, warmup_budget_ms) == 1);
+    BOOST_TEST(warmup_launches(10, 1000.0) == 1);
+    // Unknown time (the cuBLAS baseline, a failed measurement): the whole request.
+    BOOST_TEST(warmup_launches(10, 0.0) == 10);
+    BOOST_TEST(warmup_launches(3, -1.0) == 3);
+    // None requested is none, whatever the time.
+    BOOST_TEST(warmup_launches(0, 0.010) == 0);
+    BOOST_TEST(warmup_launches(0, 0.0) == 0);
+    BOOST_TEST(warmup_launches(-2, 5.0) == 0);
+    // Never more than requested.
+    BOOST_TEST(warmup_launches(2, 0.001) == 2);
+}
+
 BOOST_AUTO_TEST_CASE(case_store_allocations_are_whole_pages)
 {
     BOOST_TEST(whole_pages(1) == allocation_page);
