@@ -166,9 +166,8 @@ median_interval median_confidence_interval(const std::vector<double>& samples, d
     return ci;
 }
 
-bool noise_below(const std::vector<double>& samples, double target_rel)
+bool noise_below(const std::vector<double>& samples, double target_rel, std::size_t min_samples)
 {
-    constexpr std::size_t min_samples = 20;
     if (samples.size() < min_samples || !(target_rel > 0))
         return false;
     median_interval ci = median_confidence_interval(samples, 0.95);

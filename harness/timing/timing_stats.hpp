@@ -14,6 +14,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -67,10 +68,10 @@ struct median_interval
 /// Throws user_error on empty samples or a confidence outside (0, 1).
 median_interval median_confidence_interval(const std::vector<double>& samples, double confidence = 0.95);
 
-/// Adaptive stopping: true when at least 20 samples are in and the 95% interval's half-width,
-/// (upper - lower) / 2, relative to the median, is below target_rel. Never true for target_rel <= 0
-/// or a median <= 0.
-bool noise_below(const std::vector<double>& samples, double target_rel);
+/// Adaptive stopping: true when at least min_samples samples are in and the 95% interval's
+/// half-width, (upper - lower) / 2, relative to the median, is below target_rel. Never true for
+/// target_rel <= 0 or a median <= 0.
+bool noise_below(const std::vector<double>& samples, double target_rel, std::size_t min_samples = 20);
 
 /// exp(mean(log x)). Throws user_error on an empty list or a value that is not finite and > 0.
 double geometric_mean(const std::vector<double>& values);

@@ -465,7 +465,7 @@ case_timing timer::time_case(
                 stop = true;
                 t.stopped = timing_stop::dominated;
             }
-            else if (adaptive && noise_below(samples, options.target_rel_noise))
+            else if (adaptive && noise_below(samples, options.target_rel_noise, segment - k_decide_in_flight))
             {
                 stop = true;
                 t.stopped = timing_stop::quiet;

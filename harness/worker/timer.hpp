@@ -13,7 +13,7 @@
 // Adaptive stopping (the default; docs/worker-protocol.md "timing"): measured launches come in
 // segments of 20 (timing_segment_launches). After each segment the samples so far decide, all but
 // the segment's last launch, which still runs meanwhile so the GPU never waits for the decision
-// (its sample counts from the next decision on): the
+// (its sample counts from the next decision on; the first decision has 19 samples): the
 // median's 95% confidence interval narrower than target_rel_noise (half-width over the median)
 // stops the case ("quiet"); a median above the case's dominated_above_us (1.5x the best
 // candidate's, sent by the engine) stops it ("dominated"); otherwise the next segment follows, up

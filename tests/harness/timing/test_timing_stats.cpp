@@ -195,6 +195,24 @@ BOOST_AUTO_TEST_CASE(noise_below_needs_twenty_samples)
     BOOST_TEST(!noise_below(std::vector<double>(30, 0.0), 0.5));
 }
 
+BOOST_AUTO_TEST_CASE(noise_below_takes_the_floor_it_is_given)
+{
+    // The worker decides on a segment's samples but its last launch (still running): 19 of 20.
+    std::vector<double> flat(19, 100.0);
+    BOOST_TEST(noise_below(flat, 0.01, 19));
+    flat.pop_back();
+    BOOST_TEST(!noise_below(flat, 0.01, 19));
+    // At 19 samples the interval is ranks 5..15 (98% coverage: 95.9% needs rank 6 of 20), so the
+    // same spread that is quiet at 20 samples may not be at 19.
+    std::vector<double> s;
+    for (int i = 0; i < 20; ++i)
+        s.push_back(100.0 + i);  // ranks 6..15 of 20 hold 105..114: half-width 4.5 over 109.5
+    BOOST_TEST(noise_below(s, 0.042));
+    s.pop_back();  // 100..118: ranks 5..15 hold 104..114, half-width 5 over 109
+    BOOST_TEST(!noise_below(s, 0.042, 19));
+    BOOST_TEST(noise_below(s, 0.046, 19));
+}
+
 BOOST_AUTO_TEST_CASE(noise_below_compares_the_relative_half_width)
 {
     // 20 samples 91..110: median 100.5, interval [x(6), x(15)] = [96, 105], half-width 4.5,
