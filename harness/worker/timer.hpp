@@ -13,7 +13,8 @@
 // Adaptive stopping (the default; docs/worker-protocol.md "timing"): measured launches come in
 // segments of 20 (timing_segment_launches). After each segment the samples so far decide, all but
 // the segment's last launch, which still runs meanwhile so the GPU never waits for the decision
-// (its sample counts from the next decision on; the first decision has 19 samples): the
+// (its sample counts from the next decision on; the first decision has 19 samples; when the
+// launch timeout's chunk ends right before that launch, the decision waits for it): the
 // median's 95% confidence interval narrower than target_rel_noise (half-width over the median)
 // stops the case ("quiet"); a median above the case's dominated_above_us (1.5x the best
 // candidate's, sent by the engine) stops it ("dominated"); otherwise the next segment follows, up
@@ -119,9 +120,9 @@ private:
 /// chunk needs at most a quarter of the launch timeout at the estimated time per launch.
 int chunk_size(double per_launch_ms, std::chrono::milliseconds timeout);
 
-/// Warm-up launches for a case whose fastest validation run took typical_ms: as many as fit
-/// warmup_budget_ms (defaults.hpp), at least one and at most `most`; `most` when typical_ms is
-/// unknown (0 or less), none when `most` is 0 or less.
+/// Warm-up launches for a case whose fastest validation run took typical_ms: enough to reach
+/// warmup_budget_ms (defaults.hpp; the last one may pass it), at least one and at most `most`;
+/// `most` when typical_ms is unknown (0 or less), none when `most` is 0 or less.
 int warmup_launches(int most, double typical_ms);
 
 struct case_timing
