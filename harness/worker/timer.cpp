@@ -18,11 +18,10 @@ namespace json = boost::json;
 namespace
 {
 
-constexpr int k_max_chunk = 128;               // Never queue more than this before waiting.
-constexpr std::size_t k_decide_in_flight = 1;  // Launches left running while a segment decides.
-constexpr int k_wall_launches = 3;             // Launches in the wall-clock cross-check (median of 3).
-constexpr double k_wall_factor = 1.5;          // Wall may exceed the event median by this factor ...
-constexpr double k_wall_slack_us = 50.0;       // ... plus this (launch and synchronisation latency).
+constexpr int k_max_chunk = 128;          // Never queue more than this before waiting.
+constexpr int k_wall_launches = 3;        // Launches in the wall-clock cross-check (median of 3).
+constexpr double k_wall_factor = 1.5;     // Wall may exceed the event median by this factor ...
+constexpr double k_wall_slack_us = 50.0;  // ... plus this (launch and synchronisation latency).
 
 double median_of(std::vector<double> v)
 {
@@ -97,6 +96,11 @@ int chunk_size(double per_launch_ms, std::chrono::milliseconds timeout)
     const double budget_ms = static_cast<double>(timeout.count()) / 4.0;
     const double n = std::floor(budget_ms / std::max(per_launch_ms, 1e-3));
     return static_cast<int>(std::clamp(n, 1.0, static_cast<double>(k_max_chunk)));
+}
+
+std::size_t first_decision_samples()
+{
+    return static_cast<std::size_t>(timing_segment_launches) - decision_in_flight_launches;
 }
 
 int warmup_launches(int most, double typical_ms)
@@ -442,14 +446,14 @@ case_timing timer::time_case(
             done = last;
             ++i;
         }
-        // A segment's decision waits only for its launches before the last k_decide_in_flight:
-        // those keep the GPU busy while the host decides and queues what follows, so the
-        // decision costs no idle gap (the next decision sees them).
+        // A segment's decision waits only for its launches before the last
+        // decision_in_flight_launches: those keep the GPU busy while the host decides and queues what
+        // follows, so the decision costs no idle gap (the next decision sees them).
         const bool decision = !done && may_stop_early && !stop && i % segment == 0 && i != decided_at;
         std::size_t upto = i;
-        if (decision && i - collected > k_decide_in_flight)
+        if (decision && i - collected > decision_in_flight_launches)
         {
-            upto = i - k_decide_in_flight;
+            upto = i - decision_in_flight_launches;
             wait_for_event(events_.stop(upto - 1).get(), timeout, where);
         }
         else
@@ -465,7 +469,7 @@ case_timing timer::time_case(
                 stop = true;
                 t.stopped = timing_stop::dominated;
             }
-            else if (adaptive && noise_below(samples, options.target_rel_noise, segment - k_decide_in_flight))
+            else if (adaptive && noise_below(samples, options.target_rel_noise, first_decision_samples()))
             {
                 stop = true;
                 t.stopped = timing_stop::quiet;

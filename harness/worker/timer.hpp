@@ -120,6 +120,13 @@ private:
 /// chunk needs at most a quarter of the launch timeout at the estimated time per launch.
 int chunk_size(double per_launch_ms, std::chrono::milliseconds timeout);
 
+/// Launches of a segment left running while the adaptive decision after it is made.
+inline constexpr std::size_t decision_in_flight_launches = 1;
+
+/// The samples the first adaptive decision has (a segment but the launches left running): the
+/// floor the timer passes to noise_below, so that the first decision can stop the case.
+std::size_t first_decision_samples();
+
 /// Warm-up launches for a case whose fastest validation run took typical_ms: enough to reach
 /// warmup_budget_ms (defaults.hpp; the last one may pass it), at least one and at most `most`;
 /// `most` when typical_ms is unknown (0 or less), none when `most` is 0 or less.

@@ -6,6 +6,7 @@
 
 #include "harness/compile/cubin_symbols.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
+#include "harness/timing/timing_stats.hpp"
 #include "harness/worker/device_buffers.hpp"
 #include "harness/worker/launch_hygiene.hpp"
 #include "harness/worker/timer.hpp"
@@ -251,6 +252,17 @@ BOOST_AUTO_TEST_CASE(checked_positions_are_a_sample_plus_the_last)
         for (std::size_t x : checked_positions(100, 100, 8, many))
             ever.insert(x);
     BOOST_TEST(ever.size() == 100u);
+}
+
+BOOST_AUTO_TEST_CASE(the_first_adaptive_decision_can_stop_a_quiet_case)
+{
+    // The first decision sees a segment but its launches still running; noise_below must accept
+    // that many (run AE: with its default floor of 20 the first decision never stopped, and every
+    // case took 41 launches instead of 21).
+    const std::size_t n = first_decision_samples();
+    BOOST_TEST(n + decision_in_flight_launches == static_cast<std::size_t>(timing_segment_launches));
+    BOOST_TEST(noise_below(std::vector<double>(n, 100.0), 0.01, first_decision_samples()));
+    BOOST_TEST(!noise_below(std::vector<double>(n - 1, 100.0), 0.01, first_decision_samples()));
 }
 
 BOOST_AUTO_TEST_CASE(warm_up_stops_at_its_budget_of_the_validated_time_but_never_below_one_launch)
