@@ -27,7 +27,10 @@ void timing_args::add_to(CLI::App& cmd, const std::string& group)
             ->check(CLI::IsMember({"cold", "hot"})),
         cmd.add_option("--warmup",
                        warmup,
-                       "Warm-up launches per case (default " + std::to_string(default_warmup_launches) + ")")
+                       "Most warm-up launches per case (default " + std::to_string(default_warmup_launches) +
+                           "; they stop once they reach " +
+                           std::to_string(static_cast<int>(warmup_budget_ms)) +
+                           " ms of the case's fastest validation run)")
             ->check(CLI::Range(0, protocol::max_timing_launches)),
         cmd.add_option(
                "--iterations",
