@@ -13,6 +13,7 @@
 #include "harness/core/elapsed.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
+#include "harness/timing/timing_stats.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -23,7 +24,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <map>
@@ -205,16 +205,10 @@ struct summary
     }
     double min() const { return values.empty() ? 0 : *std::min_element(values.begin(), values.end()); }
     double max() const { return values.empty() ? 0 : *std::max_element(values.begin(), values.end()); }
-    /// The sample standard deviation (0 for fewer than two values).
+    /// The sample standard deviation (0 for fewer than two values) of non-negative figures.
     double stddev() const
     {
-        if (values.size() < 2)
-            return 0;
-        const double m = mean();
-        double ss = 0;
-        for (double v : values)
-            ss += (v - m) * (v - m);
-        return std::sqrt(ss / static_cast<double>(values.size() - 1));
+        return values.empty() ? 0 : warpsmith::timing_stats::from_samples(values).stddev_us;
     }
 };
 

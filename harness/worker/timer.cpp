@@ -98,11 +98,6 @@ int chunk_size(double per_launch_ms, std::chrono::milliseconds timeout)
     return static_cast<int>(std::clamp(n, 1.0, static_cast<double>(k_max_chunk)));
 }
 
-std::size_t first_decision_samples()
-{
-    return static_cast<std::size_t>(timing_segment_launches) - decision_in_flight_launches;
-}
-
 int warmup_launches(int most, double typical_ms)
 {
     if (most <= 0)
@@ -413,7 +408,6 @@ case_timing timer::time_case(
     samples.reserve(n);
     std::size_t i = 0;          // launches queued
     std::size_t collected = 0;  // launches whose samples are in `samples` (waited on)
-    std::size_t decided_at = 0;
     const auto t_measure = host_clock::now();
     while (!done)
     {
@@ -449,7 +443,7 @@ case_timing timer::time_case(
         // A segment's decision waits only for its launches before the last
         // decision_in_flight_launches: those keep the GPU busy while the host decides and queues what
         // follows, so the decision costs no idle gap (the next decision sees them).
-        const bool decision = !done && may_stop_early && !stop && i % segment == 0 && i != decided_at;
+        const bool decision = !done && may_stop_early && !stop && i % segment == 0;
         std::size_t upto = i;
         if (decision && i - collected > decision_in_flight_launches)
         {
@@ -463,13 +457,12 @@ case_timing timer::time_case(
         collected = upto;
         if (decision)
         {
-            decided_at = i;
             if (dominated_above && median_of_samples(samples) > *dominated_above)
             {
                 stop = true;
                 t.stopped = timing_stop::dominated;
             }
-            else if (adaptive && noise_below(samples, options.target_rel_noise, first_decision_samples()))
+            else if (adaptive && noise_below(samples, options.target_rel_noise, first_decision_samples))
             {
                 stop = true;
                 t.stopped = timing_stop::quiet;

@@ -125,7 +125,8 @@ inline constexpr std::size_t decision_in_flight_launches = 1;
 
 /// The samples the first adaptive decision has (a segment but the launches left running): the
 /// floor the timer passes to noise_below, so that the first decision can stop the case.
-std::size_t first_decision_samples();
+inline constexpr std::size_t first_decision_samples =
+    static_cast<std::size_t>(timing_segment_launches) - decision_in_flight_launches;
 
 /// Warm-up launches for a case whose fastest validation run took typical_ms: enough to reach
 /// warmup_budget_ms (defaults.hpp; the last one may pass it), at least one and at most `most`;

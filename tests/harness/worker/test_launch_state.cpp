@@ -259,10 +259,10 @@ BOOST_AUTO_TEST_CASE(the_first_adaptive_decision_can_stop_a_quiet_case)
     // The first decision sees a segment but its launches still running; noise_below must accept
     // that many (run AE: with its default floor of 20 the first decision never stopped, and every
     // case took 41 launches instead of 21).
-    const std::size_t n = first_decision_samples();
+    const std::size_t n = first_decision_samples;
     BOOST_TEST(n + decision_in_flight_launches == static_cast<std::size_t>(timing_segment_launches));
-    BOOST_TEST(noise_below(std::vector<double>(n, 100.0), 0.01, first_decision_samples()));
-    BOOST_TEST(!noise_below(std::vector<double>(n - 1, 100.0), 0.01, first_decision_samples()));
+    BOOST_TEST(noise_below(std::vector<double>(n, 100.0), 0.01, first_decision_samples));
+    BOOST_TEST(!noise_below(std::vector<double>(n - 1, 100.0), 0.01, first_decision_samples));
 }
 
 BOOST_AUTO_TEST_CASE(warm_up_stops_at_its_budget_of_the_validated_time_but_never_below_one_launch)
