@@ -95,7 +95,7 @@ check "device-info reaches the installed worker" \
 
 # A bundled workload by name: the offline replay of the H100 evaluations shipped with sgemm.
 bare_run "$bin/warpsmith" tune sgemm --offline --strategy random --budget 4 --seed 1 \
-    --eval-cache "$root/usr/share/warpsmith/workloads/sgemm/h100-eval-cache"
+    --eval-cache "$root/usr/share/warpsmith/workloads/sgemm/demo-eval-cache"
 check "tune sgemm (bundled, by name) replays offline" eval '[[ $status -eq 0 ]] && contains "$output" "random seed 1: 4 evaluations"'
 
 if ((failures)); then
