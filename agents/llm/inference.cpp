@@ -439,7 +439,8 @@ boost::asio::awaitable<inference_result> infer_workload(model_client& client,
             return m.problems;
         try
         {
-            loaded = workload::from_json(*m.json, request.dir, "the inferred workload");
+            // The model adds inline sources only; the given part's file names are already resolved.
+            loaded = workload::from_json(*m.json, request.dir, "the inferred workload", file_scope::resolved);
         }
         catch (const std::exception& e)
         {

@@ -119,7 +119,8 @@ assembled_workload assemble_workload(const workload_sources& s, const infer_part
             "no reference kernel: give --reference FILE.cu (inferring one needs a model provider)");
     if (!wj.contains("cases"))
         throw user_error("no cases: give --input-cases FILE.json (inferring them needs a model provider)");
-    return {workload::from_json(wj, dir, origin), supplied};
+    // Every file name in wj was resolved by anchor_file_names under its own file's scope.
+    return {workload::from_json(wj, dir, origin, file_scope::resolved), supplied};
 }
 
 }  // namespace warpsmith::llm

@@ -35,8 +35,9 @@ struct workload_sources
     /// Which files the file names inside `signature` (a partial workload.json: reference, initial,
     /// tunable, file inputs) and `input_cases` (file inputs) may reach, each from its own file's
     /// directory: by default only files inside it, since such a file may come from someone else
-    /// (docs/workload-format.md, "File names"). file_scope::anywhere is for a run's own workload/
-    /// files, which name input files by absolute path and are read as --resume reads them.
+    /// (docs/workload-format.md, "File names"). file_scope::self_contained is for a run's own workload/
+    /// files, which name input files by absolute path (with their sha256) and are read as --resume
+    /// reads them.
     file_scope signature_scope = file_scope::workload_dir;
     file_scope input_cases_scope = file_scope::workload_dir;
 };

@@ -12,6 +12,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
+#include "harness/core/terminal_text.hpp"
 
 #include <boost/json/value_from.hpp>
 
@@ -161,7 +162,7 @@ int compile_main(const compile_args& a)
         print(pretty_json(doc));
     }
     else
-        print(render(a, req, out));
+        print(terminal_text(render(a, req, out)));
     return out.compiled ? 0 : 1;
 }
 

@@ -17,6 +17,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
+#include "harness/core/terminal_text.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -264,9 +265,9 @@ asio::awaitable<int> eval_main(asio::io_context& ioc,
         print(pretty_json(doc));
     else
     {
-        print(render_eval_report(report));
+        print(terminal_text(render_eval_report(report)));
         if (!sanitized.empty())
-            print(render_sanitizer_report(sanitized));
+            print(terminal_text(render_sanitizer_report(sanitized)));
         print("wrote " + (out / "result.json").string() + " and " + (out / "requests").string() + "/\n");
     }
     co_return report.status == "valid" && sanitizer_clean ? 0 : 1;

@@ -161,9 +161,9 @@ llm::workload_sources workload_sources_from(const optimize_args& a)
     // A partial workload.json or cases file names files inside its own directory, unless it is a
     // run's own (workload/workload.json or workload/cases.json of a run directory).
     if (!a.signature.empty() && is_run_workload_file(a.signature))
-        s.signature_scope = file_scope::anywhere;
+        s.signature_scope = file_scope::self_contained;
     if (!a.input_cases.empty() && is_run_workload_file(a.input_cases))
-        s.input_cases_scope = file_scope::anywhere;
+        s.input_cases_scope = file_scope::self_contained;
     return s;
 }
 

@@ -13,6 +13,7 @@
 #include "harness/core/defaults.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/core/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -120,7 +121,7 @@ asio::awaitable<int> profile_main(asio::io_context& ioc,
             run.compile.compiled ? "failed validation" : "did not compile: " + run.compile.error;
         if (run.gpu.result.failure)
             why = "failed validation: " + run.gpu.result.failure->message;
-        print(args->kernel.kernel + ": not profiled: " + why + "\n");
+        print(terminal_text(args->kernel.kernel + ": not profiled: " + why + "\n"));
         co_return 1;
     }
 
@@ -142,15 +143,15 @@ asio::awaitable<int> profile_main(asio::io_context& ioc,
     profile_outcome p = co_await run_profile(ioc.get_executor(), plan->profiler, std::move(job));
     if (!p.ok)
     {
-        print("profile: " + p.message + "\n");
+        print(terminal_text("profile: " + p.message + "\n"));
         co_return p.error_kind == "invalid" ? 1 : 2;
     }
     if (args->json)
         print(pretty_json(read_json_file(p.json_path)));
     else
     {
-        print("case         " + p.case_name + "\n");
-        print(p.summary->render_table());
+        print(terminal_text("case         " + p.case_name + "\n"));
+        print(terminal_text(p.summary->render_table()));
         print("wrote " + p.report_path.string() + " and " + p.json_path.string() + " (" +
               std::to_string(static_cast<long long>(p.wall_ms)) + " ms under ncu)\n");
     }

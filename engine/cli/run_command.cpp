@@ -8,6 +8,7 @@
 #include "harness/core/defaults.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
+#include "harness/core/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -84,7 +85,7 @@ asio::awaitable<int> run_main(asio::io_context& ioc,
         print(pretty_json(doc));
     else
     {
-        print(render_eval_report(report));
+        print(terminal_text(render_eval_report(report)));
         print("wrote " + (out / "result.json").string() + "\n");
     }
     co_return report.status == "valid" ? 0 : 1;

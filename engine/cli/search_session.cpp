@@ -9,6 +9,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
+#include "harness/core/terminal_text.hpp"
 #include "harness/cuda/driver_api.hpp"
 #include "harness/json/json_reader.hpp"
 #include "harness/json/lenient.hpp"
@@ -251,7 +252,7 @@ json::object reopen_run(session_plan& p, const search_session_args& a)
     if (a.given("--confirm-top"))
         p.search.confirm_top = a.confirm_top;
     // The run's own self-contained copy, written by warpsmith: input files by absolute path.
-    p.work = workload::load(p.run->workload_dir() / "workload.json", file_scope::anywhere);
+    p.work = workload::load(p.run->workload_dir() / "workload.json", file_scope::self_contained);
     p.resume = replay_events(read_journal(p.run->journal_path()).events);
     p.run_info = std::move(run_json.get_object());
     // A session still "running" was killed (it never wrote its end).
@@ -340,7 +341,7 @@ asio::awaitable<search_result> run_session(asio::io_context& ioc,
                          {"type", "summary"}, {"run", p.run->path().string()}, {"summary", res.summary}}) +
                      "\n");
     else if (hooks.final_table)
-        write_stdout(hooks.final_table(res.summary));
+        write_stdout(terminal_text(hooks.final_table(res.summary)));
     co_return res;
 }
 

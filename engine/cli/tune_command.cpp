@@ -24,6 +24,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
+#include "harness/core/terminal_text.hpp"
 #include "harness/json/json_reader.hpp"
 #include "harness/json/lenient.hpp"
 
@@ -268,7 +269,7 @@ public:
         else
             return;
         // On a terminal, clear the engine's live status line first; it is redrawn on its next event.
-        std::fprintf(stderr, "%s%s\n", tty_ ? "\r\033[K" : "", line.c_str());
+        std::fprintf(stderr, "%s%s\n", tty_ ? "\r\033[K" : "", terminal_text(line).c_str());
     }
 
 private:
@@ -383,7 +384,7 @@ int run_offline(const tune_args& a)
     o.compile_prune = !a.no_compile_prune;
     o.roofline = a.roofline;
     const auto r = report::run_offline_tune(o);
-    write_stdout(a.json_progress ? json::serialize(r.record) + "\n" : r.text);
+    write_stdout(a.json_progress ? json::serialize(r.record) + "\n" : terminal_text(r.text));
     return 0;
 }
 

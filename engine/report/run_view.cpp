@@ -338,7 +338,7 @@ std::optional<json::object> compute_roofline(const run_view& v)
     std::optional<workload> w;
     try
     {
-        w = workload::load(v.dir / "workload" / "workload.json", file_scope::anywhere);
+        w = workload::load(v.dir / "workload" / "workload.json", file_scope::self_contained);
         const auto local = v.dir / "workload" / "roofline.json";
         std::error_code ec;
         if (fs::exists(local, ec))

@@ -44,7 +44,8 @@ std::filesystem::path claim_numbered_dir(const std::filesystem::path& parent, st
 
 /// True when `file` lies in the workload/ folder of a run directory (one holding run.json and
 /// journal.jsonl): a run's own workload.json and cases.json, which name input files by absolute path
-/// and are read with file_scope::anywhere, as --resume and report read the run.
+/// and are read with file_scope::self_contained, as --resume and report read the run (two marker
+/// files are easy to fake: that scope is what keeps a handed-over "run" from reading host files).
 bool is_run_workload_file(const std::filesystem::path& file);
 
 class run_directory

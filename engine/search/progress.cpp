@@ -1,6 +1,7 @@
 #include "engine/search/progress.hpp"
 
 #include "engine/search/budget.hpp"
+#include "harness/core/terminal_text.hpp"
 #include "harness/json/lenient.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -207,7 +208,7 @@ void progress_reporter::event(const json::object& ev, const progress_snapshot& n
         return;
     }
     if (auto text = describe_event(ev); !text.empty())
-        permanent(text);
+        permanent(terminal_text(text));  // failure messages quote compile logs: model-written text
     status(now);
     std::fflush(out_);
 }

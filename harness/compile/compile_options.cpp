@@ -62,6 +62,12 @@ std::optional<std::string> check_define(std::string_view option)
     {
         return "option " + quoted(option) + " refused: a -D value must be a decimal integer or an identifier";
     }
+    // The operators the include policy refuses in the source (include_policy.hpp) must not come in
+    // through a define either: -DX=__has_include with `#if X(".env")` probes the file system.
+    for (std::string_view op : {"__has_include", "__has_include_next", "__has_embed", "_Pragma", "__pragma"})
+        if (value == op)
+            return "option " + quoted(option) + " refused: a -D value may not be " + std::string(op) +
+                   " (it probes files or runs pragmas; docs/compile.md)";
     return std::nullopt;
 }
 

@@ -2,9 +2,14 @@
 
 #include "harness/core/error.hpp"
 
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <memory>
 #include <openssl/evp.h>
 #include <stdexcept>
+#include <vector>
 
 namespace warpsmith
 {
@@ -63,6 +68,29 @@ std::string sha256_hex(std::string_view bytes)
     unsigned len = 0;
     if (EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr) != 1)
         throw std::runtime_error("OpenSSL: SHA-256 failed");
+    return to_hex(md, len);
+}
+
+std::string sha256_file_hex(const std::filesystem::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw user_error(path.string() + ": cannot read file (" + std::strerror(errno) + ")");
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+    if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
+        throw std::runtime_error("OpenSSL: cannot initialise SHA-256");
+    std::vector<char> buf(1 << 20);
+    while (in)
+    {
+        in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+        if (in.gcount() > 0)
+            EVP_DigestUpdate(ctx.get(), buf.data(), static_cast<std::size_t>(in.gcount()));
+    }
+    if (in.bad())
+        throw user_error(path.string() + ": cannot read file");
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned len = 0;
+    EVP_DigestFinal_ex(ctx.get(), md, &len);
     return to_hex(md, len);
 }
 

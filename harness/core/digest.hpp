@@ -2,6 +2,7 @@
 
 // SHA-256 and base64 through OpenSSL's EVP layer (no hand-rolled crypto), and hex digits.
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -10,6 +11,10 @@ namespace warpsmith
 
 /// Lower-case hex SHA-256 of the bytes.
 std::string sha256_hex(std::string_view bytes);
+
+/// Lower-case hex SHA-256 of a file's bytes, read in pieces (a large input file is not held in
+/// memory twice). Throws user_error "<path>: cannot read file (...)".
+std::string sha256_file_hex(const std::filesystem::path& path);
 
 /// Incremental SHA-256 for keys built from several parts.
 class sha256_builder

@@ -33,8 +33,9 @@ fs::path resolve_file(const std::string& name, const file_root& root, const json
 {
     const bool absolute = fs::path(name).is_absolute();
     fs::path p = (absolute ? fs::path(name) : root.dir / name).lexically_normal();
-    if (root.scope == file_scope::anywhere)
-        return p;
+    if (root.scope != file_scope::workload_dir)
+        return p;  // self_contained: only input files get here, checked by their sha256
+
     // A workload someone hands over must not make warpsmith read other files of the machine (a
     // reference is copied into the run directory and shown to the model; an input file is uploaded
     // and its values appear in mismatch reports).
@@ -56,6 +57,21 @@ fs::path resolve_file(const std::string& name, const file_root& root, const json
     return p;
 }
 
+void refuse_kernel_file_name(const json_location& loc)
+{
+    loc.fail(
+        "a self-contained workload (a run's workload/workload.json, a replay request) carries its "
+        "kernels inline ('reference_source', 'initial_source', 'tunable_source'); a kernel file name "
+        "is read only from a workload directory (docs/workload-format.md)");
+}
+
+void refuse_unrecorded_input_file(const json_location& loc)
+{
+    loc.fail(
+        "a self-contained workload (a run's workload/workload.json, a replay request) names an input "
+        "file only with the sha256 of its bytes, as warpsmith writes it (docs/workload-format.md)");
+}
+
 }  // namespace detail
 
 void anchor_file_names(json::object& parts, const fs::path& dir, file_scope scope, std::string_view origin)
@@ -68,16 +84,22 @@ try
         if (name.is_string() && !name.get_string().empty())
             name = json::string(detail::resolve_file(std::string(name.get_string()), root, loc).string());
     };
+    auto anchor_kernel = [&](json::value& name, const json_location& loc)
+    {
+        if (root.scope == file_scope::self_contained && name.is_string())
+            detail::refuse_kernel_file_name(loc);
+        anchor(name, loc);
+    };
     for (const char* kernel : {"reference", "initial", "tunable"})
         if (auto* v = parts.if_contains(kernel))
         {
             if (auto* tunable = v->if_object())  // {"source": "file.cu", "launch": ..., "entry": ...}
             {
                 if (auto* source = tunable->if_contains("source"))
-                    anchor(*source, top.key(kernel).key("source"));
+                    anchor_kernel(*source, top.key(kernel).key("source"));
             }
             else
-                anchor(*v, top.key(kernel));
+                anchor_kernel(*v, top.key(kernel));
         }
     auto* cases = parts.if_contains("cases");
     if (!cases || !cases->is_array())
@@ -94,8 +116,11 @@ try
             const auto* gen = input ? input->if_contains("gen") : nullptr;
             if (!gen || !gen->is_string() || gen->get_string() != "file")
                 continue;
+            const auto loc = top.key("cases").index(i).key("inputs").key(param);
+            if (root.scope == file_scope::self_contained && !input->if_contains("sha256"))
+                detail::refuse_unrecorded_input_file(loc);
             if (auto* path = input->if_contains("path"))
-                anchor(*path, top.key("cases").index(i).key("inputs").key(param).key("path"));
+                anchor(*path, loc.key("path"));
         }
     }
 }

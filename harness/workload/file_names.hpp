@@ -19,7 +19,8 @@ namespace warpsmith
 /// Checks every file name in `parts` (a workload JSON object, whole or partial) against `scope`
 /// at `dir`, the directory of the file `parts` was read from, and writes each as the absolute,
 /// lexically normal file it names. Parts read from different files can then be merged and parsed
-/// with workload::from_json anywhere: each name was checked against its own file's directory.
+/// with workload::from_json under file_scope::resolved: each name was checked against its own
+/// file's directory (self_contained: no kernel file name, input files only with their sha256).
 /// Values that are no file name (not a string, empty, or a case without `"gen": "file"`) are left
 /// for from_json to report. Throws user_error "<origin>: <field>: ..." as workload::load does, e.g.
 /// "cases.json: cases[2].inputs.a.path: '/etc/hostname' is absolute: a workload names its files

@@ -1,5 +1,6 @@
 #include "harness/workload/input_generator.hpp"
 
+#include "harness/core/digest.hpp"
 #include "harness/core/error.hpp"
 
 #include <algorithm>
@@ -313,6 +314,9 @@ void read_input_file(
     std::ifstream in(spec.path, std::ios::binary);
     if (!in.read(out.data(), static_cast<std::streamsize>(out.size())))
         throw user_error(buffer_prefix(buffer) + "cannot read file '" + spec.path.string() + "'");
+    if (!spec.sha256.empty() && sha256_hex(out) != spec.sha256)
+        throw user_error(buffer_prefix(buffer) + "file '" + spec.path.string() +
+                         "' changed since the workload was loaded (its sha256 differs)");
 }
 
 }  // namespace

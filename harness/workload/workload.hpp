@@ -74,6 +74,7 @@ struct input_spec
     double start = 0, step = 1;
     double value = 0;
     std::filesystem::path path;  ///< Absolute after loading.
+    std::string sha256;          ///< Of the file's bytes (lower-case hex), taken when loaded.
 
     /// The default for an unlisted input: uniform [-1,1] for floats, randint [-8,8] ([0,8] unsigned).
     static input_spec default_for(dtype t);
@@ -149,8 +150,14 @@ enum class file_scope
     /// Relative names that stay inside the workload's directory, symbolic links followed: a
     /// workload someone hands over reads no other file of the machine (docs/workload-format.md).
     workload_dir,
-    /// Absolute names too: the self-contained form the engine writes (workers, run directories).
-    anywhere,
+    /// The self-contained form the engine writes (what workers receive, a run's own
+    /// workload/workload.json, replay requests), which people also hand over: kernels only inline,
+    /// input files by absolute path, each with the sha256 of its bytes, which must match. A
+    /// workload written elsewhere cannot name a file whose contents its author does not know.
+    self_contained,
+    /// Names that anchor_file_names already resolved under their own file's scope (a workload
+    /// assembled from --signature and --input-cases files): taken as they are.
+    resolved,
 };
 
 struct workload
@@ -195,17 +202,18 @@ struct workload
     /// (reference, initial, tunable, input files) resolve against its directory. Every problem
     /// throws user_error naming the file and field: "sgemm/workload.json: cases[2].values: 'K' is
     /// missing (needed by A.count)". A run's own workload/workload.json (the self-contained form,
-    /// input files by absolute path) is loaded with file_scope::anywhere.
+    /// input files by absolute path) is loaded with file_scope::self_contained.
     static workload load(const std::filesystem::path& path, file_scope scope = file_scope::workload_dir);
 
     /// Parses an already-read JSON object; dir resolves relative paths; origin names it in errors.
     /// Sources may be given inline as "reference_source"/"initial_source"/"tunable_source" strings
-    /// instead of file names (this is how the engine ships a workload to a worker). Unknown keys
+    /// instead of file names (this is how the engine ships a workload to a worker; the default
+    /// scope, self_contained, takes nothing else and checks input files' sha256). Unknown keys
     /// are errors everywhere in a workload, so typos never pass silently.
     static workload from_json(const boost::json::value& v,
                               const std::filesystem::path& dir,
                               std::string_view origin,
-                              file_scope scope = file_scope::anywhere);
+                              file_scope scope = file_scope::self_contained);
 
     /// A self-contained JSON form: every source inlined, file inputs as absolute paths. Round-trips
     /// through from_json. This is what workers receive.

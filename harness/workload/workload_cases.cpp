@@ -1,6 +1,8 @@
 // workload.json's cases: names and roles, integer and float values, buffer counts, and the input
 // generators of each buffer (docs/workload-format.md, docs/input-generation.md).
 
+#include "harness/core/digest.hpp"
+#include "harness/core/error.hpp"
 #include "harness/workload/identifier.hpp"
 #include "harness/workload/input_generator.hpp"
 #include "harness/workload/workload_parse.hpp"
@@ -116,14 +118,31 @@ input_spec parse_input_spec(const boost::json::value& v,
         }
         case input_kind::file:
         {
-            json_reader r(v, loc, {"gen", "path"});
+            json_reader r(v, loc, {"gen", "path", "sha256"});
             const std::string path = r.require_string("path");
             if (path.empty())
                 r.at("path").fail("must not be empty");
+            const auto recorded = r.optional_string("sha256");
+            if (files.scope == file_scope::self_contained && !recorded)
+                refuse_unrecorded_input_file(loc);
             s.path = resolve_file(path, files, r.at("path"));
             std::error_code ec;
             if (!fs::is_regular_file(s.path, ec))
                 r.at("path").fail("file '" + s.path.string() + "' does not exist or is not a regular file");
+            // The digest comes before anything that tells about the file (its size): a workload
+            // that names a file its author cannot read learns nothing of it but that it exists.
+            try
+            {
+                s.sha256 = sha256_file_hex(s.path);
+            }
+            catch (const user_error& e)
+            {
+                r.at("path").fail(e.what());
+            }
+            if (recorded && *recorded != s.sha256)
+                r.at("sha256").fail(
+                    "file '" + s.path.string() +
+                    "' does not hold the bytes this workload recorded for it (its sha256 differs)");
             break;
         }
     }
@@ -380,6 +399,7 @@ boost::json::value input_spec::to_json() const
             break;
         case input_kind::file:
             o["path"] = path.string();
+            o["sha256"] = sha256;
             break;
     }
     return o;

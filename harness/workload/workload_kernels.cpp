@@ -87,6 +87,8 @@ kernel_parse parse_kernel(const json_reader& top,
     {
         if (file_name.empty())
             file_loc.fail("must not be empty");
+        if (files.scope == file_scope::self_contained)
+            refuse_kernel_file_name(file_loc);
         const fs::path p = resolve_file(file_name, files, file_loc);
         std::error_code ec;
         if (!fs::exists(p, ec))

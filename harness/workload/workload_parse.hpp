@@ -33,11 +33,15 @@ inline constexpr double max_exact_integer = 9007199254740992.0;  // 2^53
 struct file_root
 {
     std::filesystem::path dir;
-    file_scope scope = file_scope::anywhere;
+    file_scope scope = file_scope::self_contained;
 };
 
 /// The file `name` (non-empty) names, lexically normal; fails at loc when the scope refuses it.
 std::filesystem::path resolve_file(const std::string& name, const file_root& root, const json_location& loc);
+/// Fails at loc: a self-contained workload names no kernel file.
+[[noreturn]] void refuse_kernel_file_name(const json_location& loc);
+/// Fails at loc: a self-contained workload names an input file only with its sha256.
+[[noreturn]] void refuse_unrecorded_input_file(const json_location& loc);
 
 // ---- names and expressions (workload_signature.cpp) ---------------------------------------------
 

@@ -82,6 +82,23 @@ BOOST_AUTO_TEST_CASE(keys_depend_on_what_changes_a_result)
     auto w3 = w;
     w3.tol.atol = 1e-2;
     BOOST_TEST(evaluation_cache(w3, test::h200_device(), cold_timing(), dir.path()).key(c) != k);
+
+    // An input file counts by its bytes (their sha256), not by where it lies: new bytes under the
+    // same name are another workload, the same bytes moved elsewhere are not.
+    auto with_file = [&](const std::string& path, const std::string& sha256)
+    {
+        auto wf = w;
+        input_spec s;
+        s.kind = input_kind::file;
+        s.path = path;
+        s.sha256 = sha256;
+        wf.cases.front().inputs[w.sig.params[1].name] = s;
+        return workload_identity(wf);
+    };
+    const auto file_identity = with_file("/data/x.bin", std::string(64, 'a'));
+    BOOST_TEST(file_identity != workload_identity(w));
+    BOOST_TEST(with_file("/data/x.bin", std::string(64, 'b')) != file_identity);
+    BOOST_TEST(with_file("/moved/x.bin", std::string(64, 'a')) == file_identity);
 }
 
 BOOST_AUTO_TEST_CASE(round_trip_through_the_file)

@@ -152,6 +152,13 @@ BOOST_AUTO_TEST_CASE(compile_reports_resources_and_failures)
     auto bad = run_warpsmith({"compile", "bad.cu", "--no-cache"}, cwd.path());
     BOOST_TEST(bad.rc == 1);
     BOOST_TEST(bad.out.find("undefined_name") != std::string::npos);
+    // The log quotes the source; control characters in it are shown, not sent to the terminal.
+    std::ofstream(cwd.path() / "esc.cu") << "#error \x1b]0;pwned\x07\x1b[2J\n";
+    auto esc = run_warpsmith({"compile", "esc.cu", "--entry", "k", "--no-cache"}, cwd.path());
+    BOOST_TEST(esc.rc == 1);
+    BOOST_TEST(esc.out.find('\x1b') == std::string::npos, esc.out);
+    BOOST_TEST(esc.out.find('\x07') == std::string::npos, esc.out);
+    BOOST_TEST(esc.out.find("\\x1b]0;pwned\\x07") != std::string::npos, esc.out);
 
     auto refused = run_warpsmith({"compile", vadd("vec4.cu"), "--option=-I/etc"}, cwd.path());
     BOOST_TEST(refused.rc == 2);
@@ -475,6 +482,33 @@ BOOST_AUTO_TEST_CASE(a_runs_own_cases_start_a_new_run_and_others_name_files_insi
         BOOST_TEST(foreign.err.find("elsewhere/") != std::string::npos, foreign.err);
         BOOST_TEST(foreign.err.find("a4.bin' is absolute") != std::string::npos, foreign.err);
     }
+
+    // Two marker files make any folder look like a run, and its workload/ files are then read as a
+    // run's own: self-contained, so they name no kernel file and no input file without the sha256
+    // of its bytes. A "run" someone hands over thus reads no host file either.
+    const fs::path pkg = tmp.path() / "pkg";
+    fs::create_directories(pkg / "workload");
+    std::ofstream(pkg / "run.json") << "{}";
+    std::ofstream(pkg / "journal.jsonl").flush();
+    std::ofstream(tmp.path() / "victim.env") << "GITHUB_PAT=ghp_VICTIMSECRET42\n";
+    auto hostile = read_json_file(run / "workload.json");
+    hostile.as_object().erase("reference_source");
+    hostile.as_object()["reference"] = (tmp.path() / "victim.env").string();
+    write_json_file(pkg / "workload" / "workload.json", hostile);
+    const auto leak = optimize({"--signature", (pkg / "workload" / "workload.json").string()});
+    BOOST_TEST(leak.rc == 2, leak.err);
+    BOOST_TEST(one_error_line(leak.err), leak.err);
+    BOOST_TEST(leak.err.find("carries its kernels inline") != std::string::npos, leak.err);
+    BOOST_TEST(leak.err.find("VICTIMSECRET") == std::string::npos, leak.err);
+    hostile = read_json_file(run / "workload.json");
+    for (auto& c : hostile.as_object()["cases"].as_array())
+        if (auto* a = c.as_object()["inputs"].if_object(); a && a->contains("a"))
+            (*a)["a"] = json::object{{"gen", "file"}, {"path", (tmp.path() / "victim.env").string()}};
+    write_json_file(pkg / "workload" / "workload.json", hostile);
+    const auto probe = optimize({"--signature", (pkg / "workload" / "workload.json").string()});
+    BOOST_TEST(probe.rc == 2, probe.err);
+    BOOST_TEST(probe.err.find("only with the sha256 of its bytes") != std::string::npos, probe.err);
+    BOOST_TEST(probe.err.find("bytes, expected") == std::string::npos, probe.err);
     ::unsetenv("WARPSMITH_CACHE_DIR");
 }
 

@@ -206,6 +206,16 @@ BOOST_AUTO_TEST_CASE(bad_requests_name_the_problem)
     json::object bad_timing = good;
     bad_timing["timing"] = json::object{{"mode", "lukewarm"}};
     BOOST_TEST(error_of(bad_timing) == "req.json: 'timing.mode' must be \"cold\" or \"hot\"");
+
+    // A replay request is a file people pass around: its workload must not make the receiver's
+    // warpsmith read a host file (a reference by file name would be compiled, and its text shown
+    // in the compile log and sent to the worker).
+    json::object file_reference = good;
+    auto& fw = file_reference["workload"].as_object();
+    fw.erase("reference_source");
+    fw["reference"] = "/home/someone/.env";
+    const auto refused = error_of(file_reference);
+    BOOST_TEST(refused.rfind("req.json: workload: reference: a self-contained workload", 0) == 0u, refused);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -191,6 +191,29 @@ BOOST_AUTO_TEST_CASE(status_line_and_event_lines)
     BOOST_TEST(describe_event(missing) == "cublas on GPU 0: not timed (no_baseline: cuBLAS not found)");
 }
 
+BOOST_AUTO_TEST_CASE(event_lines_show_control_characters_instead_of_sending_them)
+{
+    // A failure message quotes the compile log, which quotes the model's source: `#error` followed
+    // by ESC ] 0 ; ... BEL would retitle the user's terminal, ESC [ 2 J clear it.
+    std::FILE* f = std::tmpfile();
+    progress_reporter r(progress_mode::plain, f);
+    progress_snapshot s;
+    r.event(json::object{{"event", "evaluated"},
+                         {"id", "c0002"},
+                         {"valid", false},
+                         {"failure",
+                          json::object{{"kind", "compile_error"},
+                                       {"message", "kernel.cu(1): error: #error \x1b]0;PWNED\x07\x1b[2J"}}}},
+            s);
+    std::rewind(f);
+    std::string out(4096, '\0');
+    out.resize(std::fread(out.data(), 1, out.size(), f));
+    std::fclose(f);
+    BOOST_TEST(out.find('\x1b') == std::string::npos, out);
+    BOOST_TEST(out.find('\x07') == std::string::npos, out);
+    BOOST_TEST(out.find("#error \\x1b]0;PWNED\\x07\\x1b[2J") != std::string::npos, out);
+}
+
 BOOST_AUTO_TEST_CASE(json_progress_is_one_object_per_line_without_results)
 {
     std::FILE* f = std::tmpfile();

@@ -44,6 +44,13 @@ BOOST_AUTO_TEST_CASE(everything_else_is_refused_with_one_line)
         {"-DX=", "integer or an identifier"},
         {"-DX=\"s\"", "integer or an identifier"},
         {"-DX=1.5", "integer or an identifier"},
+        // The source's refused operators may not come in through a define (-DX=__has_include with
+        // `#if X(".env")` would probe the host's files).
+        {"-DX=__has_include", "may not be __has_include"},
+        {"-DX=__has_include_next", "may not be __has_include_next"},
+        {"-DX=__has_embed", "may not be __has_embed"},
+        {"-DX=_Pragma", "may not be _Pragma"},
+        {"-DX=__pragma", "may not be __pragma"},
         {"", "allowed are"},
     };
     for (const auto& [option, reason] : refused)

@@ -29,7 +29,7 @@ json::object sgemm_rect_json()
 
 workload parse(const json::object& o)
 {
-    return workload::from_json(o, workload_data_dir() / "sgemm_rect", "w.json");
+    return workload::from_json(o, workload_data_dir() / "sgemm_rect", "w.json", file_scope::workload_dir);
 }
 
 // The JSON block of the "Baselines and roofline" section of the docs.
@@ -180,11 +180,17 @@ BOOST_AUTO_TEST_CASE(baseline_buffers_must_be_float32_and_c_the_only_output)
     w["baselines"] = json::parse(R"j([{"name": "v", "kind": "cublas_sgemm", "m": "n", "n": "n", "k": "n",
                                        "a": "x", "b": "i", "c": "y"}])j");
     auto e = error_of<user_error>(
-        [&] { (void)workload::from_json(w, workload_data_dir() / "vector_add", "w.json"); });
+        [&] {
+            (void)workload::from_json(
+                w, workload_data_dir() / "vector_add", "w.json", file_scope::workload_dir);
+        });
     BOOST_TEST(e == "w.json: baselines[0].b: 'i' is int32; cublas_sgemm needs float32", e);
     w["baselines"].as_array()[0].as_object()["b"] = "x";
-    e = error_of<user_error>([&]
-                             { (void)workload::from_json(w, workload_data_dir() / "vector_add", "w.json"); });
+    e = error_of<user_error>(
+        [&] {
+            (void)workload::from_json(
+                w, workload_data_dir() / "vector_add", "w.json", file_scope::workload_dir);
+        });
     BOOST_TEST(e == "w.json: baselines[0].c: the workload has another output, 'z', which the baseline would "
                     "not write",
                e);

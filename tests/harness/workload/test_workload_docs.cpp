@@ -38,7 +38,8 @@ workload doc_workload()
 {
     return workload::from_json(parse_json(json_block(doc_text()), "workload-format.md"),
                                workload_data_dir() / "doc_example",
-                               "workload-format.md");
+                               "workload-format.md",
+                               file_scope::workload_dir);
 }
 
 }  // namespace

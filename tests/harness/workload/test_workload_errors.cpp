@@ -2,6 +2,7 @@
 // data/bad/ cover the classic mistakes end to end through workload::load; the table below mutates a
 // valid workload one field at a time.
 
+#include "harness/core/digest.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/workload/workload.hpp"
@@ -53,7 +54,10 @@ std::string error_after(const std::function<void(boost::json::object&)>& edit)
     auto v = parse_json(valid, "valid");
     edit(v.as_object());
     return error_of<user_error>(
-        [&] { (void)workload::from_json(v, workload_data_dir() / "vector_add", "w.json"); });
+        [&] {
+            (void)workload::from_json(
+                v, workload_data_dir() / "vector_add", "w.json", file_scope::workload_dir);
+        });
 }
 
 boost::json::value j(std::string_view text)
@@ -172,17 +176,82 @@ BOOST_AUTO_TEST_CASE(file_names_stay_inside_the_workload_directory)
     BOOST_TEST(load_with("ref\\u0000.cu", "x.bin") ==
                file + ": reference: a file name holds a control character" + rule);
 
-    // The self-contained form the engine writes (workers, run directories) names input files by
-    // absolute paths: from_json takes it, and so does load with file_scope::anywhere (a run's
-    // workload/workload.json).
+    // The self-contained form the engine writes (workers, run directories, replay requests) names
+    // input files by absolute paths, each with its sha256, and carries its kernels inline: from_json
+    // takes it, and so does load with file_scope::self_contained (a run's workload/workload.json).
     BOOST_REQUIRE(load_with("kernels/ref.cu", "x.bin") == "<no exception thrown>");
     const auto self_contained = workload::load(dir).to_json();
+    const auto& x_input = self_contained.at("cases").at(0).at("inputs").at("x");
+    BOOST_TEST(x_input.at("path").as_string() == (dir / "x.bin").string());
+    BOOST_TEST(x_input.at("sha256").as_string() == sha256_hex(std::string(40, '\0')));
     BOOST_TEST(error_of<user_error>([&] { (void)workload::from_json(self_contained, "/", "self"); }) ==
                "<no exception thrown>");
     write_json_file(tmp.path() / "run-workload.json", self_contained);
     BOOST_TEST(error_of<user_error>(
-                   [&] { (void)workload::load(tmp.path() / "run-workload.json", file_scope::anywhere); }) ==
-               "<no exception thrown>");
+                   [&] {
+                       (void)workload::load(tmp.path() / "run-workload.json", file_scope::self_contained);
+                   }) == "<no exception thrown>");
+
+    // People hand over self-contained files too (a replay request, a run directory; two marker
+    // files make any folder look like a run). Such a file must not read what its author cannot:
+    // no kernel by file name, no input file without the digest of bytes its author knows.
+    auto self_with = [&](const std::function<void(boost::json::object&)>& edit)
+    {
+        auto v = self_contained;
+        edit(v.as_object());
+        return error_of<user_error>([&] { (void)workload::from_json(v, "/", "self"); });
+    };
+    const std::string inline_rule =
+        "a self-contained workload (a run's workload/workload.json, a replay request) carries its kernels "
+        "inline ('reference_source', 'initial_source', 'tunable_source'); a kernel file name is read only "
+        "from a workload directory (docs/workload-format.md)";
+    BOOST_TEST(self_with(
+                   [&](auto& w)
+                   {
+                       w.erase("reference_source");
+                       w["reference"] = (tmp.path() / "secret.cu").string();
+                   }) == "self: reference: " + inline_rule);
+    BOOST_TEST(self_with(
+                   [&](auto& w)
+                   {
+                       w.erase("reference_source");
+                       w["reference"] = "kernels/ref.cu";
+                   }) == "self: reference: " + inline_rule);
+    BOOST_TEST(self_with(
+                   [&](auto& w) {
+                       w["tunable"] = boost::json::object{{"source", (tmp.path() / "secret.cu").string()}};
+                   }) == "self: tunable.source: " + inline_rule);
+    auto x_of = [](boost::json::object& w) -> boost::json::object&
+    { return w["cases"].as_array()[0].as_object()["inputs"].as_object()["x"].as_object(); };
+    const std::string secret_bin = (tmp.path() / "secret.bin").string();
+    BOOST_TEST(self_with(
+                   [&](auto& w)
+                   {
+                       x_of(w)["path"] = secret_bin;
+                       x_of(w).erase("sha256");
+                   }) ==
+               "self: cases[0].inputs.x: a self-contained workload (a run's workload/workload.json, a "
+               "replay request) names an input file only with the sha256 of its bytes, as warpsmith "
+               "writes it (docs/workload-format.md)");
+    // A digest its author made up: refused before its size is told (secret.bin holds 40 bytes, as
+    // x needs, so the size check could not have caught it either).
+    BOOST_TEST(self_with([&](auto& w) { x_of(w)["path"] = secret_bin; }) ==
+               "self: cases[0].inputs.x.sha256: file '" + secret_bin +
+                   "' does not hold the bytes this workload recorded for it (its sha256 differs)");
+    write(tmp.path() / "short.bin", "abc");
+    BOOST_TEST(self_with([&](auto& w) { x_of(w)["path"] = (tmp.path() / "short.bin").string(); })
+                   .find("holds 3 bytes") == std::string::npos);
+    // The digest of the right bytes opens the file wherever it is (the run moved, say).
+    BOOST_TEST(self_with(
+                   [&](auto& w)
+                   {
+                       x_of(w)["path"] = secret_bin;
+                       x_of(w)["sha256"] = sha256_hex(std::string(40, 'S'));
+                   }) == "<no exception thrown>");
+    // A workload directory may record the digest too; it is checked there as well.
+    BOOST_TEST(load_with("kernels/ref.cu", "x.bin\", \"sha256\": \"" + std::string(64, '0')) ==
+               file + ": cases[0].inputs.x.sha256: file '" + (dir / "x.bin").string() +
+                   "' does not hold the bytes this workload recorded for it (its sha256 differs)");
 }
 
 BOOST_AUTO_TEST_CASE(top_level_fields)
@@ -417,7 +486,8 @@ BOOST_AUTO_TEST_CASE(launch_plans_and_tunables)
 BOOST_AUTO_TEST_CASE(buffer_count_errors_name_case_and_param)
 {
     auto v = parse_json(valid, "valid");
-    const auto w = workload::from_json(v, workload_data_dir() / "vector_add", "w.json");
+    const auto w =
+        workload::from_json(v, workload_data_dir() / "vector_add", "w.json", file_scope::workload_dir);
     workload_case c = w.cases[0];
     c.values["n"] = -3;
     BOOST_TEST(error_of<user_error>([&] { (void)w.buffer_count(*w.sig.find("x"), c); }) ==

@@ -221,7 +221,7 @@ BOOST_AUTO_TEST_CASE(tunable_as_file_name_or_object)
     auto as_string = base;
     as_string.as_object()["tunable"] = "tunable.cu";
     as_string.as_object()["tunable_entry"] = "sgemm_tuned";
-    const auto w1 = workload::from_json(as_string, dir, "t.json");
+    const auto w1 = workload::from_json(as_string, dir, "t.json", file_scope::workload_dir);
     BOOST_REQUIRE(w1.tunable.has_value());
     BOOST_TEST(w1.tunable->entry == "sgemm_tuned");
     BOOST_TEST(w1.tunable->path == dir / "tunable.cu");
@@ -232,7 +232,7 @@ BOOST_AUTO_TEST_CASE(tunable_as_file_name_or_object)
         R"j({"source": "tunable.cu", "entry": "sgemm_t",
                "launch": {"grid": ["ceil_div(M,BM)"], "block": ["BM"]}})j",
         "t");
-    const auto w2 = workload::from_json(as_object, dir, "t.json");
+    const auto w2 = workload::from_json(as_object, dir, "t.json", file_scope::workload_dir);
     BOOST_TEST(w2.tunable->entry == "sgemm_t");
     variables v = w2.cases[0].values;
     v["BM"] = 32;
