@@ -101,7 +101,6 @@ void check_flags(const optimize_args& a)
                               "--input-cases",
                               "--provider",
                               "--strategy",
-                              "--candidates",
                               "--branches",
                               "--async",
                               "--timing",
@@ -114,9 +113,10 @@ void check_flags(const optimize_args& a)
                               "--results"},
                              "--resume continues a run with its own workload and search settings");
         // --base-url and --api-key-env may repeat run.json's values: the confirmation
-        // llm_options::confirm_resumed_endpoint asks for.
+        // llm_options::confirm_resumed_endpoint asks for; --replay-from and --candidates the one
+        // confirm_resumed_path asks for.
         for (const std::string& flag : a.llm.given_llm_flags())
-            if (flag != "--base-url" && flag != "--api-key-env")
+            if (flag != "--base-url" && flag != "--api-key-env" && flag != "--replay-from")
                 throw user_error("--resume continues a run with its own model settings; " + flag +
                                  " cannot be combined with it");
         return;
@@ -209,6 +209,23 @@ optimize_plan prepare(const optimize_args& a)
         p.provider = provider_options::from_config(config, origin);
         // The client is built for config.provider.name (model_options), whatever config.llm says.
         p.provider.model_options().confirm_resumed_endpoint(a.llm, origin);
+        // Folders run.json names are read only when the user names them again.
+        if (p.provider.name == "scripted" && p.provider.candidates_dir)
+            confirm_resumed_path(
+                origin,
+                "provider.candidates",
+                "--candidates",
+                *p.provider.candidates_dir,
+                a.given("--candidates") ? std::optional<fs::path>(a.candidates) : std::nullopt);
+        if (p.provider.name == "replay" && !p.provider.llm.replay_from.empty())
+            confirm_resumed_path(
+                origin,
+                "llm.replay_from",
+                "--replay-from",
+                p.provider.llm.replay_from,
+                a.llm.given("--replay-from") ? std::optional<fs::path>(a.llm.replay_from) : std::nullopt);
+        if (!a.nsight.ncu.empty())
+            p.search.nsight.profiler.ncu = a.nsight.ncu;
         if (a.given("--scripted-latency-ms"))
             p.provider.scripted_latency = std::chrono::duration_cast<std::chrono::nanoseconds>(
                 std::chrono::duration<double, std::milli>(a.scripted_latency_ms));

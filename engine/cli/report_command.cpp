@@ -6,6 +6,7 @@
 #include "engine/cli/commands.hpp"
 #include "engine/report/run_report.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -54,14 +55,14 @@ void add_report_command(CLI::App& app)
         for (const auto& r : a->runs)
         {
             const auto f = report::write_run_report(r, a->out);
+            // summary.json's status is the run's text, and the run may come from anyone.
             if (!a->quiet)
-                std::printf("%s: %s, %zu candidates -> %s (%s, %s)\n",
-                            r.c_str(),
-                            f.status.c_str(),
-                            f.candidates,
-                            f.report_html.c_str(),
-                            f.heatmap_svg.filename().c_str(),
-                            f.heatmap_png.filename().c_str());
+                std::fputs(terminal_text(r + ": " + f.status + ", " + std::to_string(f.candidates) +
+                                         " candidates -> " + f.report_html.string() + " (" +
+                                         f.heatmap_svg.filename().string() + ", " +
+                                         f.heatmap_png.filename().string() + ")\n")
+                               .c_str(),
+                           stdout);
         }
         std::fflush(stdout);
     };

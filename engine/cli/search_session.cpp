@@ -247,6 +247,8 @@ json::object reopen_run(session_plan& p, const search_session_args& a)
     {
         throw user_error(e.what());
     }
+    // A program to run, named by a file that may come from anyone: found anew (or --ncu).
+    p.search.nsight.profiler.ncu.reset();
     if (a.given("--grace-seconds"))
         p.search.grace_seconds = a.grace_seconds;
     if (a.given("--confirm-top"))
@@ -261,6 +263,25 @@ json::object reopen_run(session_plan& p, const search_session_args& a)
             if (lenient::string_at(s, "status") == "running")
                 s.get_object()["status"] = "aborted";
     return p.run_info["config"].get_object();
+}
+
+void confirm_resumed_path(const std::string& origin,
+                          std::string_view field,
+                          std::string_view flag,
+                          const fs::path& recorded,
+                          const std::optional<fs::path>& given)
+{
+    if (!given)
+        throw user_error(origin + ": config." + std::string(field) + " is '" + recorded.string() +
+                         "'; --resume uses it only when you give " + std::string(flag) + " " +
+                         recorded.string() + " again (a run directory can come from anyone)");
+    std::error_code ec1, ec2;
+    const auto a = fs::weakly_canonical(fs::absolute(*given), ec1);
+    const auto b = fs::weakly_canonical(fs::absolute(recorded), ec2);
+    if (ec1 || ec2 || a != b)
+        throw user_error(origin + ": config." + std::string(field) + " is '" + recorded.string() + "'; " +
+                         std::string(flag) + " '" + given->string() +
+                         "' cannot change it on --resume (start a new run instead)");
 }
 
 json::object new_run_info(std::string_view command, json::object config)

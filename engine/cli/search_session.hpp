@@ -28,6 +28,7 @@
 #include <boost/json/object.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <initializer_list>
 #include <optional>
@@ -130,7 +131,22 @@ void start_search(search_options& s, const search_session_args& a);
 /// which were killed, become "aborted"), config.search with --grace-seconds and --confirm-top
 /// given anew, the workload and the replayed journal. Returns run.json's "config" for the
 /// command's own parts; the command then sets the budgets and p.run_info's "config.search".
+/// config.search.nsight.ncu is dropped (ncu is found on PATH, $CUDA_HOME/bin, /usr/local/cuda/bin
+/// unless --ncu names it again): a run directory can come from anyone, and that field names a
+/// program to run.
 boost::json::object reopen_run(session_plan& p, const search_session_args& a);
+
+/// On --resume, a path run.json records that names a program, or a folder outside the run that is
+/// read or written (config.provider.candidates, config.llm.replay_from, config.tune.eval_cache), is
+/// used only when the user gives it again: user_error "<origin>: config.<field> is '<recorded>';
+/// --resume uses it only when you give <flag> <recorded> again (a run directory can come from
+/// anyone)" when `given` is empty, "... <flag> '<given>' cannot change it on --resume (start a new
+/// run instead)" when it names another place.
+void confirm_resumed_path(const std::string& origin,
+                          std::string_view field,
+                          std::string_view flag,
+                          const std::filesystem::path& recorded,
+                          const std::optional<std::filesystem::path>& given);
 
 /// run.json of a new run: tool, version, command (when not empty), command line, working
 /// directory, config, and no sessions yet (the engine adds them).

@@ -168,6 +168,8 @@ tune_plan prepare(const tune_args& a)
         p.search.budgets = budgets_from(a, p.search.budgets, false);
         if (a.nsight.use_nsight)
             p.search.nsight = tune_nsight(a);
+        else if (!a.nsight.ncu.empty())
+            p.search.nsight.profiler.ncu = a.nsight.ncu;
         const auto* tune = object_at(&config, "tune");
         if (!tune || !tune->contains("strategy"))
             throw user_error(origin + ": 'config.tune' is missing; this run was not made by warpsmith tune");
@@ -185,8 +187,17 @@ tune_plan prepare(const tune_args& a)
         if (p.search.budgets.candidates)
             p.tune.optimizer.expected_evaluations = static_cast<std::size_t>(*p.search.budgets.candidates);
         p.tune.max_wall_seconds = p.search.budgets.wall_seconds;
-        if (eval_cache && !a.no_eval_cache)
+        // The cache is read and written: a folder other than the usual one beside the run is used
+        // only when --eval-cache names it again (a run directory can come from anyone).
+        if (eval_cache && !a.no_eval_cache && !a.given("--eval-cache"))
+        {
+            std::error_code ec1, ec2;
+            if (fs::weakly_canonical(fs::absolute(*eval_cache), ec1) !=
+                    fs::weakly_canonical(p.run->path().parent_path() / "eval-cache", ec2) ||
+                ec1 || ec2)
+                confirm_resumed_path(origin, "tune.eval_cache", "--eval-cache", *eval_cache, std::nullopt);
             p.cache_dir = fs::path(*eval_cache);
+        }
         if (a.given("--eval-cache"))
             p.cache_dir = fs::path(a.eval_cache);
         p.run_info["config"].as_object()["search"] = p.search.to_json();

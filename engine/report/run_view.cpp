@@ -2,6 +2,7 @@
 
 #include "agents/autotune/roofline.hpp"
 #include "engine/run/journal.hpp"
+#include "engine/run/run_directory.hpp"
 #include "engine/run/run_replay.hpp"
 #include "engine/search/scoring.hpp"
 #include "harness/core/error.hpp"
@@ -390,6 +391,7 @@ run_view load_run_view(const fs::path& dir)
         throw user_error(dir.string() + ": no such run directory");
     if (!fs::exists(dir / "journal.jsonl", ec))
         throw user_error(dir.string() + ": not a warpsmith run directory (journal.jsonl is missing)");
+    check_run_has_no_symlinks(dir, "report");
     run_files f;
     f.dir = fs::absolute(dir).lexically_normal();
     if (f.dir.filename().empty())

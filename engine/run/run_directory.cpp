@@ -153,10 +153,26 @@ run_directory run_directory::open(const fs::path& path)
     if (!fs::exists(path / "journal.jsonl", ec) || !fs::exists(path / "run.json", ec))
         throw user_error("--resume " + path.string() +
                          ": not a warpsmith run (journal.jsonl and run.json are missing)");
+    check_run_has_no_symlinks(path, "--resume");
     run_directory rd(fs::absolute(path));
     make_dir(rd.path_ / "candidates");
     make_dir(rd.path_ / "llm");
     return rd;
+}
+
+void check_run_has_no_symlinks(const fs::path& dir, std::string_view what)
+{
+    std::error_code ec;
+    fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_symlink(ec))
+            throw user_error(std::string(what) + " " + dir.string() + ": holds a symbolic link (" +
+                             it->path().lexically_relative(dir).string() +
+                             "); warpsmith writes none into a run directory, and one from elsewhere could "
+                             "make it read any file of this machine, so it is not read");
+    if (ec)
+        throw user_error(std::string(what) + " " + dir.string() + ": cannot list the run directory (" +
+                         ec.message() + ")");
 }
 
 bool is_run_workload_file(const fs::path& file)

@@ -48,6 +48,12 @@ std::filesystem::path claim_numbered_dir(const std::filesystem::path& parent, st
 /// files are easy to fake: that scope is what keeps a handed-over "run" from reading host files).
 bool is_run_workload_file(const std::filesystem::path& file);
 
+/// Throws user_error "<what> <dir>: holds a symbolic link (<entry>) ..." when anything inside dir
+/// is a symbolic link. warpsmith writes none into a run directory, and a run directory can come
+/// from anyone: `best.cu -> ~/.env` would put the file into report.html, a candidate's kernel.cu
+/// into what --resume sends a model. --resume and report check this before reading a run.
+void check_run_has_no_symlinks(const std::filesystem::path& dir, std::string_view what);
+
 class run_directory
 {
 public:

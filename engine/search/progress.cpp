@@ -183,13 +183,13 @@ void progress_reporter::status(const progress_snapshot& now)
     if (mode_ == progress_mode::tty)
     {
         std::fputs("\r\033[K", out_);
-        std::fputs(now.line().c_str(), out_);
+        std::fputs(terminal_text(now.line()).c_str(), out_);  // best_id may come from a resumed journal
         status_shown_ = true;
     }
     else if (mode_ == progress_mode::plain && now.elapsed_seconds - last_plain_ >= plain_interval_)
     {
         last_plain_ = now.elapsed_seconds;
-        std::fputs(("status: " + now.line() + "\n").c_str(), out_);
+        std::fputs(terminal_text("status: " + now.line() + "\n").c_str(), out_);
     }
 }
 

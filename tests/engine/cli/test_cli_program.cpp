@@ -406,6 +406,64 @@ BOOST_AUTO_TEST_CASE(the_demo_replays_the_committed_evaluations_without_a_gpu)
     BOOST_TEST(other.out.find("without one (told +inf") != std::string::npos, other.out);
 }
 
+BOOST_AUTO_TEST_CASE(a_resumed_run_names_no_program_folder_or_link_the_user_did_not_give_again)
+{
+    // A run directory can come from anyone. run.json names a program (config.search.nsight.ncu)
+    // and folders outside the run (here config.tune.eval_cache); --resume runs or opens them only
+    // when the command line names them again, and a symbolic link inside the run stops --resume
+    // and report before they read anything.
+    temp_dir tmp("warpsmith-resume-trust");
+    const auto vscale = (source_dir() / "tests/agents/autotune/data/vscale").string();
+    ::setenv("WARPSMITH_CACHE_DIR", (tmp.path() / "cache").c_str(), 1);
+    const fs::path elsewhere = tmp.path() / "elsewhere-cache";
+    auto tune = [&](std::vector<std::string> extra)
+    {
+        std::vector<std::string> args{"tune", "--gpus", "0", "--worker", fake(), "--confirm-top", "0"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return run_warpsmith(args, tmp.path());
+    };
+    const auto first =
+        tune({vscale, "--strategy", "random", "--budget", "2", "--eval-cache", elsewhere.string()});
+    BOOST_TEST_REQUIRE(first.rc == 0, first.err);
+    const fs::path run = tmp.path() / "results" / "run-001";
+
+    // An ncu planted in run.json is not what the resumed run would start.
+    auto rj = read_json_file(run / "run.json");
+    rj.at("config").at("search").as_object()["nsight"].as_object()["ncu"] =
+        (tmp.path() / "evil-ncu").string();
+    write_json_file(run / "run.json", rj);
+
+    const auto unconfirmed = tune({"--resume", run.string(), "--budget", "3"});
+    BOOST_TEST(unconfirmed.rc == 2, unconfirmed.err);
+    BOOST_TEST(one_error_line(unconfirmed.err), unconfirmed.err);
+    BOOST_TEST(
+        unconfirmed.err.find("config.tune.eval_cache is '" + elsewhere.string() +
+                             "'; --resume uses it only when you give --eval-cache") != std::string::npos,
+        unconfirmed.err);
+    const auto confirmed =
+        tune({"--resume", run.string(), "--budget", "3", "--eval-cache", elsewhere.string()});
+    BOOST_TEST(confirmed.rc == 0, confirmed.err);
+    const auto after = read_json_file(run / "run.json");
+    const auto* ncu = after.at("config").at("search").at("nsight").as_object().if_contains("ncu");
+    BOOST_TEST((!ncu || !ncu->is_string() || ncu->as_string() != (tmp.path() / "evil-ncu").string()),
+               json::serialize(after.at("config").at("search")));
+
+    // A link inside the run: neither --resume nor report reads through it.
+    std::ofstream(tmp.path() / "victim.env") << "GITHUB_PAT=ghp_VICTIMSECRET42\n";
+    fs::remove(run / "best.cu");
+    fs::create_symlink(tmp.path() / "victim.env", run / "best.cu");
+    const auto report = run_warpsmith({"report", run.string()}, tmp.path());
+    BOOST_TEST(report.rc == 2, report.err);
+    BOOST_TEST(report.err.find("holds a symbolic link (best.cu)") != std::string::npos, report.err);
+    const bool leaked = fs::exists(run / "report.html") &&
+                        slurp(run / "report.html").find("VICTIMSECRET") != std::string::npos;
+    BOOST_TEST(!leaked);
+    const auto linked = tune({"--resume", run.string(), "--budget", "4", "--eval-cache", elsewhere.string()});
+    BOOST_TEST(linked.rc == 2, linked.err);
+    BOOST_TEST(linked.err.find("holds a symbolic link (best.cu)") != std::string::npos, linked.err);
+    ::unsetenv("WARPSMITH_CACHE_DIR");
+}
+
 BOOST_AUTO_TEST_CASE(a_runs_own_cases_start_a_new_run_and_others_name_files_inside_their_directory)
 {
     // A run of a workload with a file input; its workload/cases.json names that file by absolute

@@ -143,7 +143,7 @@ BOOST_AUTO_TEST_CASE(top_candidate_invalid_in_confirmation_the_next_valid_one_wi
                r.err);
 
     // (c) --resume: nothing left to propose; confirmation again without c0001.
-    r = optimize(tmp.path(), {"--resume", run.string()});
+    r = optimize(tmp.path(), {"--resume", run.string(), "--candidates", (tmp.path() / "cands").string()});
     BOOST_TEST_REQUIRE(r.rc == 0, r.out + r.err);
     BOOST_TEST(read_text_file(run / "best.cu") == honest);
     summary = read_json_file(run / "summary.json");
@@ -213,7 +213,7 @@ BOOST_AUTO_TEST_CASE(no_candidate_survives_confirmation_no_best_cu_and_the_summa
     BOOST_TEST(events_of(run, "run_finished").back().at("winner").is_null());
 
     // (c)
-    r = optimize(tmp.path(), {"--resume", run.string()});
+    r = optimize(tmp.path(), {"--resume", run.string(), "--candidates", (tmp.path() / "cands").string()});
     BOOST_TEST_REQUIRE(r.rc == 0, r.out + r.err);
     BOOST_TEST(!fs::exists(run / "best.cu"));
     summary = read_json_file(run / "summary.json");

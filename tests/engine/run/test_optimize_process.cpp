@@ -228,7 +228,38 @@ BOOST_AUTO_TEST_CASE(kill_9_then_resume_loses_no_candidate_and_repeats_none)
         std::ofstream j(run / "journal.jsonl", std::ios::app);
         j << "{\"seq\":999,\"event\":\"evalu";
     }
-    child r(optimize_args({"--resume", run.string(), "--scripted-latency-ms", "20"}),
+    // run.json names the candidates folder; a run directory can come from anyone, so --resume
+    // reads that folder only when --candidates names it again.
+    {
+        child refused(optimize_args({"--resume", run.string(), "--scripted-latency-ms", "20"}),
+                      tmp.path(),
+                      tmp.path() / "out-refused.txt",
+                      tmp.path() / "err-refused.txt");
+        BOOST_TEST(refused.wait() == 2);
+        BOOST_TEST(stderr_of(refused).find("config.provider.candidates is '") != std::string::npos,
+                   stderr_of(refused));
+        BOOST_TEST(stderr_of(refused).find("'; --resume uses it only when you give --candidates") !=
+                       std::string::npos,
+                   stderr_of(refused));
+        child moved(optimize_args({"--resume",
+                                   run.string(),
+                                   "--candidates",
+                                   tmp.path().string(),
+                                   "--scripted-latency-ms",
+                                   "20"}),
+                    tmp.path(),
+                    tmp.path() / "out-moved.txt",
+                    tmp.path() / "err-moved.txt");
+        BOOST_TEST(moved.wait() == 2);
+        BOOST_TEST(stderr_of(moved).find("cannot change it on --resume") != std::string::npos,
+                   stderr_of(moved));
+    }
+    child r(optimize_args({"--resume",
+                           run.string(),
+                           "--candidates",
+                           (data_dir() / "candidates").string(),
+                           "--scripted-latency-ms",
+                           "20"}),
             tmp.path(),
             tmp.path() / "out2.txt",
             tmp.path() / "err2.txt");
