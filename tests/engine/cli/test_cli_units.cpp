@@ -332,6 +332,38 @@ BOOST_AUTO_TEST_CASE(a_malformed_search_config_names_the_field)
 
 BOOST_AUTO_TEST_SUITE_END()
 
+BOOST_AUTO_TEST_SUITE(resumed_path_suite)
+
+BOOST_AUTO_TEST_CASE(a_recorded_folder_is_used_only_when_the_user_names_it_again)
+{
+    temp_dir tmp;
+    std::filesystem::create_directories(tmp.path() / "cands");
+    const auto recorded = tmp.path() / "cands";
+    auto error_of = [&](const std::optional<std::filesystem::path>& given)
+    {
+        try
+        {
+            confirm_resumed_path("run-001/run.json", "provider.candidates", "--candidates", recorded, given);
+        }
+        catch (const user_error& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("<no error>");
+    };
+    BOOST_TEST(error_of(std::nullopt) ==
+               "run-001/run.json: config.provider.candidates is '" + recorded.string() +
+                   "'; --resume uses it only when you give --candidates " + recorded.string() +
+                   " again (a run directory can come from anyone)");
+    BOOST_TEST(error_of(recorded) == "<no error>");
+    // The same folder by another spelling is the same folder.
+    BOOST_TEST(error_of(tmp.path() / "cands" / ".." / "cands" / "") == "<no error>");
+    BOOST_TEST(error_of(tmp.path()).find("cannot change it on --resume (start a new run instead)") !=
+               std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 BOOST_AUTO_TEST_SUITE(timing_flags_suite)
 
 // eval, optimize and tune share the timing flags (engine/cli/timing_args): adaptive by default,
