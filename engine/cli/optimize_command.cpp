@@ -113,10 +113,11 @@ void check_flags(const optimize_args& a)
                               "--results"},
                              "--resume continues a run with its own workload and search settings");
         // --base-url and --api-key-env may repeat run.json's values: the confirmation
-        // llm_options::confirm_resumed_endpoint asks for; --replay-from and --candidates the one
-        // confirm_resumed_path asks for.
+        // llm_options::confirm_resumed_endpoint asks for; --replay-from, --price-table and
+        // --candidates the one confirm_resumed_path asks for.
         for (const std::string& flag : a.llm.given_llm_flags())
-            if (flag != "--base-url" && flag != "--api-key-env" && flag != "--replay-from")
+            if (flag != "--base-url" && flag != "--api-key-env" && flag != "--replay-from" &&
+                flag != "--price-table")
                 throw user_error("--resume continues a run with its own model settings; " + flag +
                                  " cannot be combined with it");
         return;
@@ -224,6 +225,13 @@ optimize_plan prepare(const optimize_args& a)
                 "--replay-from",
                 p.provider.llm.replay_from,
                 a.llm.given("--replay-from") ? std::optional<fs::path>(a.llm.replay_from) : std::nullopt);
+        if (is_llm_provider(p.provider.name) && !p.provider.llm.price_table.empty())
+            confirm_resumed_path(
+                origin,
+                "llm.price_table",
+                "--price-table",
+                p.provider.llm.price_table,
+                a.llm.given("--price-table") ? std::optional<fs::path>(a.llm.price_table) : std::nullopt);
         if (!a.nsight.ncu.empty())
             p.search.nsight.profiler.ncu = a.nsight.ncu;
         if (a.given("--scripted-latency-ms"))

@@ -309,6 +309,12 @@ BOOST_AUTO_TEST_CASE(description_to_search_with_branches_in_parallel_then_replay
     BOOST_TEST(!contains(rr.err + rr.out, "out of the recorded order"), rr.err);
     const auto usage2 = read_json_file(run2 / "llm" / "usage.json");
     BOOST_TEST(usage2.at("total").at("cost_usd").to_number<double>() == 0.0);
+    // run.json names the recorded run it replays; --resume reads it only when --replay-from
+    // names it again (a run directory can come from anyone).
+    auto unreplayed = optimize(tmp.path(), {"--resume", run2.string(), "--max-iterations", "3"});
+    BOOST_TEST(unreplayed.code == 2, unreplayed.err);
+    BOOST_TEST(contains(unreplayed.err, "config.llm.replay_from is '"), unreplayed.err);
+    BOOST_TEST(contains(unreplayed.err, "--resume uses it only when you give --replay-from"), unreplayed.err);
 
     // --resume rebuilds the provider and strategy from run.json and appends to llm/.
     const int proposed = count_events(run, "proposed");
@@ -318,6 +324,18 @@ BOOST_AUTO_TEST_CASE(description_to_search_with_branches_in_parallel_then_replay
     BOOST_TEST(count_events(run, "proposed") > proposed);
     BOOST_TEST(std::distance(fs::directory_iterator(run / "llm"), fs::directory_iterator()) > records_before);
     BOOST_TEST(server.request_count() > requests);
+
+    // The price table run.json names is a file to read: only when --price-table names it again.
+    auto priced = read_json_file(run / "run.json");
+    auto& recorded_llm = priced.as_object()["config"].as_object()["llm"].as_object();
+    recorded_llm["price_table"] = (tmp.path() / "victim.json").string();
+    write_json_file(run / "run.json", priced);
+    auto unpriced = optimize(tmp.path(), {"--resume", run.string(), "--max-iterations", "4"});
+    BOOST_TEST(unpriced.code == 2, unpriced.err);
+    BOOST_TEST(contains(unpriced.err, "config.llm.price_table is '"), unpriced.err);
+    BOOST_TEST(contains(unpriced.err, "--resume uses it only when you give --price-table"), unpriced.err);
+    recorded_llm["price_table"] = nullptr;
+    write_json_file(run / "run.json", priced);
 
     // A run directory names its model server in run.json, which anyone may have written: one that
     // names another server is not resumed (nothing is sent) until --base-url names it again.
