@@ -59,7 +59,13 @@ std::string safe_name(std::string_view name)
 /// Appends one line under an exclusive lock, starting a new line if the file ends in a torn one.
 void append_line(const std::filesystem::path& file, std::string line)
 {
-    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    // O_NOFOLLOW: a cache folder can come with a results folder from anyone, and a link named like
+    // a cache file would have every evaluation appended to whatever it points at.
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0 && errno == ELOOP)
+        throw user_error("the evaluation cache " + file.string() +
+                         " is a symbolic link; it is neither read nor written through (remove it, or give "
+                         "another --eval-cache)");
     if (fd < 0)
         throw user_error("cannot open the evaluation cache " + file.string() + ": " + std::strerror(errno));
     struct closer
@@ -79,7 +85,7 @@ void append_line(const std::filesystem::path& file, std::string line)
     if (::fstat(fd, &st) == 0 && st.st_size > 0)
     {
         // Reading needs its own descriptor: this one is write-only.
-        const int rfd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+        const int rfd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         char last = '\n';
         if (rfd >= 0)
         {
@@ -264,6 +270,11 @@ evaluation_cache::evaluation_cache(const workload& w,
             device_json_[k] = *v;
     const auto file_digest = sha256_builder().add(identity_digest_).add(device_).add(arch_).hex();
     file_ = dir / (safe_name(w.name) + "-" + file_digest.substr(0, 16) + ".jsonl");
+    std::error_code link_ec;
+    if (std::filesystem::is_symlink(file_, link_ec))
+        throw user_error("the evaluation cache " + file_.string() +
+                         " is a symbolic link; it is neither read nor written through (remove it, or give "
+                         "another --eval-cache)");
     refresh();
 }
 
@@ -323,6 +334,9 @@ std::optional<json::object> evaluation_cache::read_context(const std::filesystem
 
 std::optional<json::object> evaluation_cache::device_of(const std::filesystem::path& file)
 {
+    std::error_code link_ec;
+    if (std::filesystem::is_symlink(file, link_ec))
+        return std::nullopt;
     std::ifstream in(file);
     std::string line;
     while (std::getline(in, line))
@@ -361,7 +375,7 @@ void evaluation_cache::refresh()
     const auto size = std::filesystem::file_size(file_, ec);
     if (ec || size <= read_offset_)
         return;
-    const int fd = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC);
+    const int fd = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return;
     std::string text(static_cast<std::size_t>(size - read_offset_), '\0');

@@ -73,8 +73,17 @@ scripted_strategy::scripted_strategy(const workload& w, scripted_options opts) :
         throw user_error("--candidates " + opts_.dir.string() + ": no such directory");
     std::vector<fs::path> files;
     for (fs::directory_iterator it(opts_.dir, ec), end; !ec && it != end; it.increment(ec))
-        if (it->path().extension() == ".cu" && it->is_regular_file())
+    {
+        const auto ext = it->path().extension();
+        // A candidates folder can come from anyone (a suite, a run's record): a link named a.cu
+        // would put the file it points at into candidates/, the replay requests and the model's
+        // prompts.
+        if ((ext == ".cu" || ext == ".json") && it->is_symlink())
+            throw user_error("--candidates " + opts_.dir.string() + ": " + it->path().filename().string() +
+                             " is a symbolic link; candidates are read only from plain files");
+        if (ext == ".cu" && it->is_regular_file())
             files.push_back(it->path());
+    }
     if (ec)
         throw user_error("--candidates " + opts_.dir.string() + ": " + ec.message());
     if (files.empty())

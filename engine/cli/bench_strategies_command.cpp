@@ -8,6 +8,7 @@
 #include "engine/report/bench_database.hpp"
 #include "engine/report/strategy_bench.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/terminal_text.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -46,8 +47,10 @@ std::string command_line()
     return out;
 }
 
-void print(const std::string& s)
+void print(const std::string& raw)
 {
+    // Suite names, options and run statuses are text from the suite's author.
+    const std::string s = terminal_text(raw);
     std::fwrite(s.data(), 1, s.size(), stdout);
     std::fflush(stdout);
 }

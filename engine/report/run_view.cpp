@@ -188,7 +188,8 @@ run_view build_run_view(run_files files)
             b.valid = bool_at(&ev, "valid").value_or(false);
             b.score_us = number_at(&ev, "score_us");
             b.medians = numbers_at(&ev, "case_median_us");
-            if (const auto* r = lenient::value_at(&ev, "result"))
+            // null: an initial kernel that did not compile has no result (search_baselines.cpp).
+            if (const auto* r = lenient::value_at(&ev, "result"); r && !r->is_null())
                 b.result = result_at(*r, "journal: baseline " + string_at(&ev, "key").value_or("?"));
             const int gpu = static_cast<int>(number_at(&ev, "gpu").value_or(-1));
             const auto key = string_at(&ev, "key").value_or("");

@@ -5,6 +5,7 @@
 #include "engine/run/journal.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
+#include "harness/core/terminal_text.hpp"
 #include "harness/json/lenient.hpp"
 
 #include <boost/json.hpp>
@@ -177,7 +178,7 @@ bench_outcome run_strategy_bench(const bench_options& opts)
     auto print = opts.progress ? opts.progress
                                : [](const std::string& line)
     {
-        std::fprintf(stderr, "%s\n", line.c_str());
+        std::fprintf(stderr, "%s\n", terminal_text(line).c_str());  // quotes the suite's options
         std::fflush(stderr);
     };
     const auto suite = load_strategy_suite(opts.suite_file);

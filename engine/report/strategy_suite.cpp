@@ -99,7 +99,20 @@ std::vector<suite_flag> parse_options(const json::value& v,
                 {
                     std::string s(x.get_string());
                     if (is_path_option(name))
+                    {
+                        // The suite's own inputs, which its runs read and copy into their run
+                        // directories: inside the suite's folder, as a workload's files are.
+                        const fs::path p(s);
+                        const auto rel =
+                            (dir / p).lexically_normal().lexically_relative(dir.lexically_normal());
+                        if (p.is_absolute() || rel.empty() || *rel.begin() == "..")
+                            fail(origin,
+                                 field + "." + name,
+                                 "'" + s +
+                                     "' is not inside the suite's folder; a suite names its own inputs by "
+                                     "relative paths inside it (docs/bench-strategies.md)");
                         s = resolve(dir, s);
+                    }
                     add(s);
                     return json::value(s);
                 }

@@ -175,6 +175,19 @@ void check_run_has_no_symlinks(const fs::path& dir, std::string_view what)
                          ec.message() + ")");
 }
 
+void check_not_a_link_in_a_run(const fs::path& file, std::string_view flag)
+{
+    std::error_code ec;
+    if (!fs::is_symlink(file, ec))
+        return;
+    const fs::path abs = fs::absolute(file, ec).lexically_normal();
+    for (fs::path dir = abs.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
+        if (fs::is_regular_file(dir / "run.json", ec) && fs::is_regular_file(dir / "journal.jsonl", ec))
+            throw user_error(std::string(flag) + " " + file.string() +
+                             ": a symbolic link inside a run directory (" + dir.string() +
+                             "); warpsmith writes none there, so it is not followed");
+}
+
 bool is_run_workload_file(const fs::path& file)
 {
     std::error_code ec;

@@ -2,11 +2,13 @@
 // concurrent appends from several processes.
 
 #include "agents/autotune/evaluation_cache.hpp"
+#include "harness/core/error.hpp"
 #include "tests/agents/autotune/autotune_test_support.hpp"
 
 #include <boost/test/unit_test.hpp>
 
 #include <fstream>
+#include <iterator>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,6 +101,37 @@ BOOST_AUTO_TEST_CASE(keys_depend_on_what_changes_a_result)
     BOOST_TEST(file_identity != workload_identity(w));
     BOOST_TEST(with_file("/data/x.bin", std::string(64, 'b')) != file_identity);
     BOOST_TEST(with_file("/moved/x.bin", std::string(64, 'a')) == file_identity);
+}
+
+BOOST_AUTO_TEST_CASE(a_cache_file_that_is_a_link_is_neither_read_nor_written)
+{
+    // A results folder can come from anyone: eval-cache/<name>-<hash>.jsonl -> ~/.bashrc would have
+    // every evaluation appended to the user's shell profile.
+    test::temp_dir dir;
+    const auto w = test::vscale_workload();
+    const auto cache_dir = dir.path() / "eval-cache";
+    std::filesystem::path file;
+    {
+        evaluation_cache probe(w, test::h200_device(), cold_timing(), cache_dir);
+        file = probe.file();
+    }
+    std::filesystem::create_directories(cache_dir);
+    std::ofstream(dir.path() / "profile") << "export PATH\n";
+    std::filesystem::create_symlink(dir.path() / "profile", file);
+    try
+    {
+        evaluation_cache cache(w, test::h200_device(), cold_timing(), cache_dir);
+        BOOST_FAIL("a linked cache file was opened");
+    }
+    catch (const user_error& e)
+    {
+        BOOST_TEST(std::string(e.what()).find("is a symbolic link; it is neither read nor written through") !=
+                       std::string::npos,
+                   e.what());
+    }
+    std::ifstream in(dir.path() / "profile");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    BOOST_TEST(text == "export PATH\n");
 }
 
 BOOST_AUTO_TEST_CASE(round_trip_through_the_file)

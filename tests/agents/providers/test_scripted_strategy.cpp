@@ -119,6 +119,14 @@ BOOST_FIXTURE_TEST_CASE(bad_directories_and_sidecars_are_one_line_errors, script
     BOOST_TEST(message(options()).find("nope") != std::string::npos);
     file("a.json", "[1, 2]");
     BOOST_TEST(message(options()).find("must be a JSON object") != std::string::npos);
+    std::filesystem::remove(options().dir / "a.json");
+    // A candidates folder can come from anyone (a suite, a run's record): a .cu or .json that is
+    // a link would put the file it points at into the run and the model's prompts.
+    write_file_atomic(tmp.path() / "secret.env", "OPENAI_API_KEY=sk-secret\n");
+    std::filesystem::create_symlink(tmp.path() / "secret.env", options().dir / "b.cu");
+    BOOST_TEST(message(options()).find(
+                   "b.cu is a symbolic link; candidates are read only from plain files") != std::string::npos,
+               message(options()));
 }
 
 BOOST_FIXTURE_TEST_CASE(latency_is_simulated_and_a_cancelled_proposal_consumes_nothing, scripted_fixture)

@@ -406,6 +406,23 @@ BOOST_AUTO_TEST_CASE(the_demo_replays_the_committed_evaluations_without_a_gpu)
     BOOST_TEST(other.out.find("without one (told +inf") != std::string::npos, other.out);
 }
 
+BOOST_AUTO_TEST_CASE(a_suite_dry_run_shows_control_characters_instead_of_sending_them)
+{
+    // --dry-run is what a careful user runs first on a suite someone sent; its option values are
+    // the author's text.
+    temp_dir tmp;
+    std::ofstream(tmp.path() / "s.json")
+        << R"({"name": "s", "workloads": [")" << (source_dir() / "bench/suites/smoke/vadd").string()
+        << R"("], "seeds": [1], "budget": {"candidates": 2},
+        "options": {"base-url": "http://127.0.0.1:8000/v1", "model": "qwen\u001b]0;PWNED\u0007\u001b[2J"},
+        "strategies": [{"name": "refine", "provider": "openai-chat", "strategy": "refine"}]})";
+    const auto r = run_warpsmith({"bench-strategies", "s.json", "--dry-run"}, tmp.path());
+    BOOST_TEST(r.rc == 0, r.err);
+    BOOST_TEST(r.out.find('\x1b') == std::string::npos, r.out);
+    BOOST_TEST(r.out.find('\x07') == std::string::npos, r.out);
+    BOOST_TEST(r.out.find("qwen\\x1b]0;PWNED\\x07") != std::string::npos, r.out);
+}
+
 BOOST_AUTO_TEST_CASE(a_resumed_run_names_no_program_folder_or_link_the_user_did_not_give_again)
 {
     // A run directory can come from anyone. run.json names a program (config.search.nsight.ncu)
@@ -461,6 +478,25 @@ BOOST_AUTO_TEST_CASE(a_resumed_run_names_no_program_folder_or_link_the_user_did_
     const auto linked = tune({"--resume", run.string(), "--budget", "4", "--eval-cache", elsewhere.string()});
     BOOST_TEST(linked.rc == 2, linked.err);
     BOOST_TEST(linked.err.find("holds a symbolic link (best.cu)") != std::string::npos, linked.err);
+    // Nor does --initial-kernel RUN/best.cu, the way docs/run-directory.md suggests to start from
+    // an earlier run: the file would go to the model.
+    const auto initial = run_warpsmith({"optimize",
+                                        "--workload",
+                                        vscale,
+                                        "--initial-kernel",
+                                        (run / "best.cu").string(),
+                                        "--provider",
+                                        "scripted",
+                                        "--candidates",
+                                        (source_dir() / "bench/suites/smoke/candidates").string(),
+                                        "--gpus",
+                                        "0",
+                                        "--worker",
+                                        fake()},
+                                       tmp.path());
+    BOOST_TEST(initial.rc == 2, initial.err);
+    BOOST_TEST(initial.err.find("a symbolic link inside a run directory") != std::string::npos, initial.err);
+    BOOST_TEST(initial.err.find("VICTIMSECRET") == std::string::npos, initial.err);
     ::unsetenv("WARPSMITH_CACHE_DIR");
 }
 

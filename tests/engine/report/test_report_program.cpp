@@ -271,13 +271,14 @@ BOOST_AUTO_TEST_CASE(ctrl_c_finishes_the_current_run_and_prints_the_table)
     temp_dir cwd;
     const auto smoke = source_dir() / "bench/suites/smoke";
     // Three runs whose scripted "model" takes 1.5 s per proposal: the interrupt lands in the first.
+    // A suite's candidates lie inside its folder.
+    fs::copy(smoke / "candidates", cwd.path() / "candidates");
     std::ofstream(cwd.path() / "slow.json")
         << R"({"name": "slow", "workloads": [")" << (smoke / "vadd").string()
         << R"("], "seeds": [1, 2, 3], "budget": {"candidates": 4},
         "options": {"gpus": "0", "compile-workers": 1, "confirm-top": 1},
         "strategies": [{"name": "scripted", "provider": "scripted",
-                        "options": {"candidates": ")"
-        << (smoke / "candidates").string() << R"(", "scripted-latency-ms": 1500}}]})";
+                        "options": {"candidates": "candidates", "scripted-latency-ms": 1500}}]})";
     std::vector<std::string> args{(bin_dir() / "warpsmith").string(),
                                   "bench-strategies",
                                   "slow.json",

@@ -158,6 +158,21 @@ BOOST_AUTO_TEST_CASE(run_view_of_an_interrupted_run_comes_from_the_journal)
     BOOST_TEST(v.elapsed_seconds > 0.0);
 }
 
+BOOST_AUTO_TEST_CASE(an_initial_kernel_that_did_not_compile_has_no_result_and_the_run_still_reports)
+{
+    // The search journals {"key": "initial", "valid": false, "result": null} when the initial
+    // kernel does not compile; the report read that null as a malformed result and gave up.
+    temp_dir tmp;
+    synthetic_run run(tmp.path() / "run-003", {.summary = false});
+    std::ofstream(run.dir() / "journal.jsonl", std::ios::app)
+        << R"({"seq":98,"time":"2026-12-02T15:09:00.000Z","event":"baseline","key":"initial","gpu":-1,)"
+        << R"("valid":false,"failure":{"kind":"compile_error","message":"kernel.cu(1): error"},)"
+        << R"("score_us":null,"case_median_us":{},"result":null})"
+        << "\n";
+    const auto v = load_run_view(run.dir());
+    BOOST_TEST(v.status == "incomplete");
+}
+
 BOOST_AUTO_TEST_CASE(not_a_run_directory_is_one_line)
 {
     temp_dir tmp;

@@ -269,6 +269,15 @@ BOOST_AUTO_TEST_CASE(a_suite_sets_no_option_that_runs_programs_reads_files_or_se
     BOOST_TEST(error_of(allowed) == "");
     BOOST_TEST(error_of(suite_with_options(R"({"base-url": "http://localhost:8000/v1"})", true)) == "");
     BOOST_TEST(error_of(suite_with_options(R"({"base-url": "http://[::1]:8000/v1"})", false)) == "");
+    // The suite's own inputs stay inside its folder: its runs read them and copy them into their
+    // run directories, which get shared.
+    for (const char* outside : {R"({"candidates": "/home/me/kernels"})",
+                                R"({"candidates": "../../home/me/kernels"})",
+                                R"({"replay-from": "runs/../../elsewhere"})"})
+    {
+        const auto e = error_of(suite_with_options(outside, false));
+        BOOST_TEST(e.find("is not inside the suite's folder") != std::string::npos, outside << ": " << e);
+    }
     // The example of docs/bench-strategies.md, a local model, passes.
     BOOST_TEST(error_of(suite_with_options(
                    R"({"base-url": "http://127.0.0.1:8000/v1", "model": "qwen2.5-coder-32b"})", false)) ==
