@@ -152,16 +152,16 @@ budget_limits budgets_from(const optimize_args& a, budget_limits base)
 llm::workload_sources workload_sources_from(const optimize_args& a)
 {
     // Files of an earlier run (best.cu, workload/reference.cu, workload/cases.json) may be given
-    // here; a link planted in a run someone handed over is not followed.
+    // here; a link planted in a folder someone handed over is not followed.
     for (const auto& [flag, file] : {std::pair<const char*, const std::string&>{"--reference", a.reference},
                                      {"--initial-kernel", a.initial_kernel},
                                      {"--signature", a.signature},
                                      {"--input-cases", a.input_cases}})
         if (!file.empty())
         {
-            check_not_a_link_in_a_run(file, flag);
+            check_not_a_link(file, flag);
             if (std::string_view(flag) == "--initial-kernel")
-                check_not_a_link_in_a_run(fs::path(file).replace_extension(".json"), flag);
+                check_not_a_link(fs::path(file).replace_extension(".json"), flag);
         }
     llm::workload_sources s;
     s.workload = a.workload;

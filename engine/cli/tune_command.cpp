@@ -191,10 +191,10 @@ tune_plan prepare(const tune_args& a)
         // only when --eval-cache names it again (a run directory can come from anyone).
         if (eval_cache && !a.no_eval_cache && !a.given("--eval-cache"))
         {
-            std::error_code ec1, ec2;
-            if (fs::weakly_canonical(fs::absolute(*eval_cache), ec1) !=
-                    fs::weakly_canonical(p.run->path().parent_path() / "eval-cache", ec2) ||
-                ec1 || ec2)
+            std::error_code ec1, ec2, ec3;
+            const fs::path usual = p.run->path().parent_path() / "eval-cache";
+            if (fs::weakly_canonical(fs::absolute(*eval_cache), ec1) != fs::weakly_canonical(usual, ec2) ||
+                ec1 || ec2 || fs::is_symlink(usual, ec3))
                 confirm_resumed_path(origin, "tune.eval_cache", "--eval-cache", *eval_cache, std::nullopt);
             p.cache_dir = fs::path(*eval_cache);
         }

@@ -105,7 +105,12 @@ std::vector<suite_flag> parse_options(const json::value& v,
                         const fs::path p(s);
                         const auto rel =
                             (dir / p).lexically_normal().lexically_relative(dir.lexically_normal());
-                        if (p.is_absolute() || rel.empty() || *rel.begin() == "..")
+                        // Followed through links too: a linked subfolder must not lead out.
+                        std::error_code ec1, ec2;
+                        const auto real_rel = fs::weakly_canonical(dir / p, ec1)
+                                                  .lexically_relative(fs::weakly_canonical(dir, ec2));
+                        if (s.empty() || p.is_absolute() || rel.empty() || *rel.begin() == ".." || ec1 ||
+                            ec2 || real_rel.empty() || *real_rel.begin() == "..")
                             fail(origin,
                                  field + "." + name,
                                  "'" + s +

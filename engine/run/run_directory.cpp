@@ -175,17 +175,14 @@ void check_run_has_no_symlinks(const fs::path& dir, std::string_view what)
                          ec.message() + ")");
 }
 
-void check_not_a_link_in_a_run(const fs::path& file, std::string_view flag)
+void check_not_a_link(const fs::path& file, std::string_view flag)
 {
     std::error_code ec;
-    if (!fs::is_symlink(file, ec))
-        return;
-    const fs::path abs = fs::absolute(file, ec).lexically_normal();
-    for (fs::path dir = abs.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
-        if (fs::is_regular_file(dir / "run.json", ec) && fs::is_regular_file(dir / "journal.jsonl", ec))
-            throw user_error(std::string(flag) + " " + file.string() +
-                             ": a symbolic link inside a run directory (" + dir.string() +
-                             "); warpsmith writes none there, so it is not followed");
+    if (fs::is_symlink(file, ec))
+        throw user_error(
+            std::string(flag) + " " + file.string() +
+            ": is a symbolic link; give the file it points at (a folder from elsewhere, such as a "
+            "run directory, could point a link at any file of this machine)");
 }
 
 bool is_run_workload_file(const fs::path& file)

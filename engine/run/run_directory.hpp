@@ -54,11 +54,11 @@ bool is_run_workload_file(const std::filesystem::path& file);
 /// into what --resume sends a model. --resume and report check this before reading a run.
 void check_run_has_no_symlinks(const std::filesystem::path& dir, std::string_view what);
 
-/// Throws user_error "<flag> <file>: a symbolic link inside a run directory ..." when file is a
-/// symbolic link and lies in a run directory (one of its parent folders holds run.json and
-/// journal.jsonl): --initial-kernel results/run-003/best.cu, as the docs suggest, must not follow
-/// a link a handed-over run planted there (the file would go to the model).
-void check_not_a_link_in_a_run(const std::filesystem::path& file, std::string_view flag);
+/// Throws user_error "<flag> <file>: is a symbolic link; ..." when file is one. These flags take
+/// files of earlier runs (--initial-kernel results/run-003/best.cu, as the docs suggest), and a
+/// folder from elsewhere could plant a link there to any file of this machine, which would go to
+/// the model; whether a folder is a run is the folder's own say, so any link is refused.
+void check_not_a_link(const std::filesystem::path& file, std::string_view flag);
 
 class run_directory
 {

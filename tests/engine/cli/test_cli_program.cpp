@@ -495,8 +495,22 @@ BOOST_AUTO_TEST_CASE(a_resumed_run_names_no_program_folder_or_link_the_user_did_
                                         fake()},
                                        tmp.path());
     BOOST_TEST(initial.rc == 2, initial.err);
-    BOOST_TEST(initial.err.find("a symbolic link inside a run directory") != std::string::npos, initial.err);
+    BOOST_TEST(initial.err.find("is a symbolic link; give the file it points at") != std::string::npos,
+               initial.err);
     BOOST_TEST(initial.err.find("VICTIMSECRET") == std::string::npos, initial.err);
+
+    // The usual cache beside the run needs no confirmation, unless that folder is a link.
+    const auto second = tune({vscale, "--strategy", "random", "--budget", "2"});
+    BOOST_TEST_REQUIRE(second.rc == 0, second.err);
+    const fs::path run2 = tmp.path() / "results" / "run-002";
+    const auto usual = tune({"--resume", run2.string(), "--budget", "3"});
+    BOOST_TEST(usual.rc == 0, usual.err);
+    fs::rename(tmp.path() / "results" / "eval-cache", tmp.path() / "moved-cache");
+    fs::create_directory_symlink(tmp.path() / "moved-cache", tmp.path() / "results" / "eval-cache");
+    const auto via_link = tune({"--resume", run2.string(), "--budget", "4"});
+    BOOST_TEST(via_link.rc == 2, via_link.err);
+    BOOST_TEST(via_link.err.find("--resume uses it only when you give --eval-cache") != std::string::npos,
+               via_link.err);
     ::unsetenv("WARPSMITH_CACHE_DIR");
 }
 

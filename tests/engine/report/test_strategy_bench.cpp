@@ -278,6 +278,27 @@ BOOST_AUTO_TEST_CASE(a_suite_sets_no_option_that_runs_programs_reads_files_or_se
         const auto e = error_of(suite_with_options(outside, false));
         BOOST_TEST(e.find("is not inside the suite's folder") != std::string::npos, outside << ": " << e);
     }
+    BOOST_TEST(error_of(suite_with_options(R"({"candidates": ""})", false))
+                   .find("is not inside the suite's folder") != std::string::npos);
+    // Nor through a linked subfolder.
+    {
+        temp_dir tmp;
+        std::filesystem::create_directories(tmp.path() / "suite");
+        std::filesystem::create_directories(tmp.path() / "private");
+        std::filesystem::create_directory_symlink(tmp.path() / "private", tmp.path() / "suite" / "cands");
+        std::string e;
+        try
+        {
+            parse_strategy_suite(json::parse(suite_with_options(R"({"candidates": "cands"})", false)),
+                                 tmp.path() / "suite",
+                                 "suite.json");
+        }
+        catch (const user_error& x)
+        {
+            e = x.what();
+        }
+        BOOST_TEST(e.find("is not inside the suite's folder") != std::string::npos, e);
+    }
     // The example of docs/bench-strategies.md, a local model, passes.
     BOOST_TEST(error_of(suite_with_options(
                    R"({"base-url": "http://127.0.0.1:8000/v1", "model": "qwen2.5-coder-32b"})", false)) ==

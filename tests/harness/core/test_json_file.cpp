@@ -5,7 +5,9 @@
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 using namespace warpsmith;
 
@@ -43,6 +45,27 @@ BOOST_AUTO_TEST_CASE(missing_file_is_one_clear_line)
         std::string what = e.what();
         BOOST_TEST(what.find("/nonexistent/dir/workload.json: cannot read file") == 0, what);
     }
+}
+
+BOOST_AUTO_TEST_CASE(an_atomic_write_goes_through_no_planted_link)
+{
+    // A folder from elsewhere (a results folder's eval-cache) may hold links named like the
+    // temporary file or the file itself; neither may turn the write into one of the link's target.
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("warpsmith-atomic-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    write_file_atomic(dir / "victim", "precious\n");
+    for (int c = 0; c < 200; ++c)  // the names the temporary file had before it was salted
+        std::filesystem::create_symlink(
+            dir / "victim", dir / ("f.json.tmp." + std::to_string(::getpid()) + "." + std::to_string(c)));
+    std::filesystem::create_symlink(dir / "victim", dir / "g.json");
+    write_file_atomic(dir / "f.json", "{}\n");
+    write_file_atomic(dir / "g.json", "{}\n");
+    BOOST_TEST(read_text_file(dir / "victim") == "precious\n");
+    BOOST_TEST(read_text_file(dir / "f.json") == "{}\n");
+    BOOST_TEST(!std::filesystem::is_symlink(dir / "g.json"));  // the link is replaced, not followed
+    BOOST_TEST(read_text_file(dir / "g.json") == "{}\n");
+    std::filesystem::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(atomic_write_round_trips_pretty_json)
