@@ -56,16 +56,23 @@ std::string safe_name(std::string_view name)
     return s;
 }
 
+/// A cache file that is a symbolic link: a cache folder can come with a results folder from anyone,
+/// and a link named like a cache file would have every evaluation appended to whatever it points at.
+user_error linked_cache(const std::filesystem::path& file)
+{
+    return user_error(
+        "the evaluation cache " + file.string() +
+        " is a symbolic link; it is neither read nor written through (remove it, or give another "
+        "--eval-cache)");
+}
+
 /// Appends one line under an exclusive lock, starting a new line if the file ends in a torn one.
 void append_line(const std::filesystem::path& file, std::string line)
 {
-    // O_NOFOLLOW: a cache folder can come with a results folder from anyone, and a link named like
-    // a cache file would have every evaluation appended to whatever it points at.
+    // O_NOFOLLOW: see linked_cache.
     const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0 && errno == ELOOP)
-        throw user_error("the evaluation cache " + file.string() +
-                         " is a symbolic link; it is neither read nor written through (remove it, or give "
-                         "another --eval-cache)");
+        throw linked_cache(file);
     if (fd < 0)
         throw user_error("cannot open the evaluation cache " + file.string() + ": " + std::strerror(errno));
     struct closer
@@ -272,9 +279,7 @@ evaluation_cache::evaluation_cache(const workload& w,
     file_ = dir / (safe_name(w.name) + "-" + file_digest.substr(0, 16) + ".jsonl");
     std::error_code link_ec;
     if (std::filesystem::is_symlink(file_, link_ec))
-        throw user_error("the evaluation cache " + file_.string() +
-                         " is a symbolic link; it is neither read nor written through (remove it, or give "
-                         "another --eval-cache)");
+        throw linked_cache(file_);
     refresh();
 }
 

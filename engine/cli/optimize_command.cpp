@@ -222,28 +222,35 @@ optimize_plan prepare(const optimize_args& a)
         p.provider = provider_options::from_config(config, origin);
         // The client is built for config.provider.name (model_options), whatever config.llm says.
         p.provider.model_options().confirm_resumed_endpoint(a.llm, origin);
-        // Folders run.json names are read only when the user names them again.
+        // Paths run.json names are read only when the user names them again.
+        const auto confirm = [&](const char* field,
+                                 const char* flag,
+                                 const fs::path& recorded,
+                                 bool given,
+                                 const std::string& value)
+        {
+            confirm_resumed_path(
+                origin, field, flag, recorded, given ? std::optional<fs::path>(value) : std::nullopt);
+        };
+        const auto& llm = p.provider.llm;
         if (p.provider.name == "scripted" && p.provider.candidates_dir)
-            confirm_resumed_path(
-                origin,
-                "provider.candidates",
-                "--candidates",
-                *p.provider.candidates_dir,
-                a.given("--candidates") ? std::optional<fs::path>(a.candidates) : std::nullopt);
-        if (p.provider.name == "replay" && !p.provider.llm.replay_from.empty())
-            confirm_resumed_path(
-                origin,
-                "llm.replay_from",
-                "--replay-from",
-                p.provider.llm.replay_from,
-                a.llm.given("--replay-from") ? std::optional<fs::path>(a.llm.replay_from) : std::nullopt);
-        if (is_llm_provider(p.provider.name) && !p.provider.llm.price_table.empty())
-            confirm_resumed_path(
-                origin,
-                "llm.price_table",
-                "--price-table",
-                p.provider.llm.price_table,
-                a.llm.given("--price-table") ? std::optional<fs::path>(a.llm.price_table) : std::nullopt);
+            confirm("provider.candidates",
+                    "--candidates",
+                    *p.provider.candidates_dir,
+                    a.given("--candidates"),
+                    a.candidates);
+        if (p.provider.name == "replay" && !llm.replay_from.empty())
+            confirm("llm.replay_from",
+                    "--replay-from",
+                    llm.replay_from,
+                    a.llm.given("--replay-from"),
+                    a.llm.replay_from);
+        if (is_llm_provider(p.provider.name) && !llm.price_table.empty())
+            confirm("llm.price_table",
+                    "--price-table",
+                    llm.price_table,
+                    a.llm.given("--price-table"),
+                    a.llm.price_table);
         if (!a.nsight.ncu.empty())
             p.search.nsight.profiler.ncu = a.nsight.ncu;
         if (a.given("--scripted-latency-ms"))

@@ -5,6 +5,7 @@
 #include "harness/core/json_file.hpp"
 #include "harness/json/json_reader.hpp"
 #include "harness/json/lenient.hpp"
+#include "harness/workload/file_names.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -102,20 +103,14 @@ std::vector<suite_flag> parse_options(const json::value& v,
                     {
                         // The suite's own inputs, which its runs read and copy into their run
                         // directories: inside the suite's folder, as a workload's files are.
-                        const fs::path p(s);
-                        const auto rel =
-                            (dir / p).lexically_normal().lexically_relative(dir.lexically_normal());
-                        // Followed through links too: a linked subfolder must not lead out.
-                        std::error_code ec1, ec2;
-                        const auto real_rel = fs::weakly_canonical(dir / p, ec1)
-                                                  .lexically_relative(fs::weakly_canonical(dir, ec2));
-                        if (s.empty() || p.is_absolute() || rel.empty() || *rel.begin() == ".." || ec1 ||
-                            ec2 || real_rel.empty() || *real_rel.begin() == "..")
+                        if (s.empty())
+                            fail(origin, field + "." + name, "must not be empty");
+                        if (auto why = why_not_inside(s, dir))
                             fail(origin,
                                  field + "." + name,
-                                 "'" + s +
-                                     "' is not inside the suite's folder; a suite names its own inputs by "
-                                     "relative paths inside it (docs/bench-strategies.md)");
+                                 *why +
+                                     ": a suite names its own inputs by relative paths inside its folder "
+                                     "(docs/bench-strategies.md)");
                         s = resolve(dir, s);
                     }
                     add(s);

@@ -5,15 +5,14 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/stream_parser.hpp>
 
-#include <atomic>
 #include <cerrno>
-#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
-#include <random>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace warpsmith
@@ -155,45 +154,24 @@ boost::json::value read_json_file(const std::filesystem::path& path)
     return parse_json(read_text_file(path), path.string());
 }
 
-namespace
-{
-
-/// Unpredictable bits for temporary names (one random_device read per process, then a mix).
-std::uint64_t random_salt()
-{
-    static std::atomic<std::uint64_t> state{(static_cast<std::uint64_t>(std::random_device{}()) << 32) ^
-                                            std::random_device{}()};
-    std::uint64_t z =
-        state.fetch_add(0x9E3779B97F4A7C15ull, std::memory_order_relaxed) + 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-}  // namespace
-
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes)
 {
     auto dir = path.parent_path();
     if (!dir.empty())
         std::filesystem::create_directories(dir);
-    // Unique per process and per call, so concurrent writers of one path (threads or processes)
-    // never share a temporary file; the last rename wins and no reader sees a torn file.
-    // The temporary file is created, never opened: O_EXCL|O_NOFOLLOW, so a link planted under its
-    // (guessable) name in a folder from elsewhere cannot turn the write into one of its target; a
-    // name that exists is skipped.
-    static std::atomic<unsigned long> counter{0};
-    std::string tmp;
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt)
+    // mkostemp: a fresh name per call (six random characters, created with O_EXCL, so never
+    // through a link planted in a folder from elsewhere), hence concurrent writers of one path
+    // (threads or processes) never share a temporary file; the last rename wins and no reader sees
+    // a torn file.
+    std::string tmp = path.string() + ".tmp.XXXXXX";
+    int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+    if (fd >= 0 && ::fchmod(fd, 0644) != 0)
     {
-        char salt[17];
-        std::snprintf(salt, sizeof salt, "%016llx", static_cast<unsigned long long>(random_salt()));
-        tmp = path.string() + ".tmp." + std::to_string(::getpid()) + "." +
-              std::to_string(counter.fetch_add(1, std::memory_order_relaxed)) + "." + salt;
-        fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0 && errno != EEXIST)
-            break;
+        const int err = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        errno = err;
+        fd = -1;
     }
     if (fd < 0)
         throw user_error(path.string() + ": cannot write file (" + std::strerror(errno) + ")");

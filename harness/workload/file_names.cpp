@@ -31,29 +31,16 @@ bool lies_under(const fs::path& p, const fs::path& dir)
 
 fs::path resolve_file(const std::string& name, const file_root& root, const json_location& loc)
 {
-    const bool absolute = fs::path(name).is_absolute();
-    fs::path p = (absolute ? fs::path(name) : root.dir / name).lexically_normal();
+    const fs::path p = (fs::path(name).is_absolute() ? fs::path(name) : root.dir / name).lexically_normal();
     if (root.scope != file_scope::workload_dir)
         return p;  // self_contained: only input files get here, checked by their sha256
-
     // A workload someone hands over must not make warpsmith read other files of the machine (a
     // reference is copied into the run directory and shown to the model; an input file is uploaded
     // and its values appear in mismatch reports).
-    const std::string rule =
-        ": a workload names its files by relative paths inside its own directory (docs/workload-format.md)";
-    if (std::any_of(name.begin(),
-                    name.end(),
-                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
-        loc.fail("a file name holds a control character" + rule);
-    if (absolute)
-        loc.fail(quote(name) + " is absolute" + rule);
-    if (!lies_under(p, root.dir))
-        loc.fail(quote(name) + " leaves the directory" + rule);
-    std::error_code ec_file, ec_dir;
-    const fs::path real = fs::weakly_canonical(p, ec_file);
-    const fs::path real_dir = fs::weakly_canonical(root.dir, ec_dir);
-    if (ec_file || ec_dir || !lies_under(real, real_dir))
-        loc.fail(quote(name) + " leads out of the directory through a symbolic link" + rule);
+    if (auto why = why_not_inside(name, root.dir))
+        loc.fail(*why +
+                 ": a workload names its files by relative paths inside its own directory "
+                 "(docs/workload-format.md)");
     return p;
 }
 
@@ -73,6 +60,26 @@ void refuse_unrecorded_input_file(const json_location& loc)
 }
 
 }  // namespace detail
+
+std::optional<std::string> why_not_inside(const std::string& name, const fs::path& dir)
+{
+    using detail::quote;
+    if (std::any_of(name.begin(),
+                    name.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+        return "a file name holds a control character";
+    if (fs::path(name).is_absolute())
+        return quote(name) + " is absolute";
+    const fs::path p = (dir / name).lexically_normal();
+    if (!detail::lies_under(p, dir))
+        return quote(name) + " leaves the directory";
+    std::error_code ec_file, ec_dir;
+    const fs::path real = fs::weakly_canonical(p, ec_file);
+    const fs::path real_dir = fs::weakly_canonical(dir, ec_dir);
+    if (ec_file || ec_dir || !detail::lies_under(real, real_dir))
+        return quote(name) + " leads out of the directory through a symbolic link";
+    return std::nullopt;
+}
 
 void anchor_file_names(json::object& parts, const fs::path& dir, file_scope scope, std::string_view origin)
 try

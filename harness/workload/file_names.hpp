@@ -11,10 +11,18 @@
 #include <boost/json/object.hpp>
 
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace warpsmith
 {
+
+/// Why the file `name` does not stay inside `dir`, or nullopt when it does: a relative name, no
+/// `..` that leaves dir, no symbolic link that leads out of it, no control character. The answer
+/// is the rule's core ("'../x' leaves the directory"); callers add what the rule is for. The rule
+/// of a workload's file names (file_scope::workload_dir) and of a suite's own inputs.
+std::optional<std::string> why_not_inside(const std::string& name, const std::filesystem::path& dir);
 
 /// Checks every file name in `parts` (a workload JSON object, whole or partial) against `scope`
 /// at `dir`, the directory of the file `parts` was read from, and writes each as the absolute,

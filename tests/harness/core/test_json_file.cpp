@@ -55,7 +55,7 @@ BOOST_AUTO_TEST_CASE(an_atomic_write_goes_through_no_planted_link)
         std::filesystem::temp_directory_path() / ("warpsmith-atomic-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     write_file_atomic(dir / "victim", "precious\n");
-    for (int c = 0; c < 200; ++c)  // the names the temporary file had before it was salted
+    for (int c = 0; c < 200; ++c)  // the guessable names the temporary file had before mkostemp
         std::filesystem::create_symlink(
             dir / "victim", dir / ("f.json.tmp." + std::to_string(::getpid()) + "." + std::to_string(c)));
     std::filesystem::create_symlink(dir / "victim", dir / "g.json");
