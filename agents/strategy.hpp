@@ -16,6 +16,8 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/value.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -54,6 +56,24 @@ struct token_usage
         web_search_calls += o.web_search_calls;
         cost_usd += o.cost_usd;
         return *this;
+    }
+
+    /// The counts a server reported, made usable for budgets: negative counts (which let a server
+    /// run a search past --max-tokens and --max-cost) become 0, counts above 2^40 (which would
+    /// overflow the sums) become 2^40, cached input is at most the input and reasoning at most the
+    /// output, and a cost that is negative or not finite becomes 0.
+    token_usage plausible() const
+    {
+        static constexpr std::int64_t most = std::int64_t{1} << 40;
+        auto count = [](std::int64_t x) { return std::clamp<std::int64_t>(x, 0, most); };
+        token_usage u;
+        u.input = count(input);
+        u.cached_input = std::min(count(cached_input), u.input);
+        u.output = count(output);
+        u.reasoning = std::min(count(reasoning), u.output);
+        u.web_search_calls = count(web_search_calls);
+        u.cost_usd = std::isfinite(cost_usd) && cost_usd > 0 ? cost_usd : 0.0;
+        return u;
     }
 };
 

@@ -452,7 +452,7 @@ void evaluation_cache::store(const cache_entry& e)
     cache_entry stamped = e;
     if (stamped.device.empty())
         stamped.device = device_json_;
-    append_line(file_, json::serialize(stamped.to_json()) + "\n");
+    append_line(file_, to_json_text(stamped.to_json()) + "\n");
     if (!entries_.count(e.key))
         order_.push_back(e.key);
     entries_[e.key] = std::move(stamped);

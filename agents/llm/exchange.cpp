@@ -58,6 +58,38 @@ boost::asio::awaitable<exchange_outcome> run_exchange(model_client& client,
             out.refusal = resp.refusal;
             co_return out;
         }
+        // A model that keeps calling tools after they were withdrawn, or calls them by the
+        // thousand, gives no usable answer: such a turn counts as a follow-up, so the exchange
+        // ends (a server that ignores tool_choice "none" used to loop until the wall-clock limit,
+        // each request larger than the last).
+        const bool too_many_calls = resp.tool_calls.size() > settings.max_tool_calls_per_answer;
+        if (too_many_calls || step.action == exchange_step::kind::withdraw_tools)
+        {
+            const std::string problem =
+                too_many_calls
+                    ? "the answer made " + std::to_string(resp.tool_calls.size()) + " tool calls; at most " +
+                          std::to_string(settings.max_tool_calls_per_answer) + " are run per answer"
+                    : "the answer called tools after they were withdrawn; answer with your proposal";
+            if (out.answer_repairs >= settings.max_answer_repairs)
+                throw std::runtime_error("the model's answer could not be used after " +
+                                         std::to_string(out.answer_repairs) + " follow-up" +
+                                         (out.answer_repairs == 1 ? "" : "s") + ": " + problem);
+            ++out.answer_repairs;
+            if (too_many_calls)
+            {
+                // Not taken into the conversation: every call would need an answer of its own.
+                out.problems = {problem};
+                if (!budget_ok)
+                {
+                    out.stop_reason = "budget";
+                    co_return out;
+                }
+                req.messages.push_back(message::user(repair(out.problems)));
+                if (req.purpose.find("-followup") == std::string::npos)
+                    req.purpose += "-followup";
+                continue;
+            }
+        }
         if (step.action == exchange_step::kind::run_tools ||
             step.action == exchange_step::kind::withdraw_tools)
         {
@@ -72,7 +104,14 @@ boost::asio::awaitable<exchange_outcome> run_exchange(model_client& client,
             {
                 std::string output;
                 if (step.action == exchange_step::kind::run_tools && tools)
+                {
                     output = co_await tools->execute(call);
+                    if (output.size() > settings.max_tool_output_bytes)
+                        output = json::serialize(json::object{
+                            {"error",
+                             "the tool's answer was " + std::to_string(output.size()) + " bytes, more than " +
+                                 std::to_string(settings.max_tool_output_bytes) + "; ask for less"}});
+                }
                 else
                     output = json::serialize(json::object{
                         {"error", "no more tool calls in this round; answer now with your proposal"}});
@@ -101,6 +140,14 @@ boost::asio::awaitable<exchange_outcome> run_exchange(model_client& client,
                 ") before it held anything usable; answer more concisely");
         else
             problems = validate(resp);
+        if (problems.size() > settings.max_problems_shown)
+        {
+            // 200,000 bogus keys made 200,000 problem lines: in the next request, the error and
+            // the journal, each time.
+            const std::size_t more = problems.size() - settings.max_problems_shown;
+            problems.resize(settings.max_problems_shown);
+            problems.push_back("and " + std::to_string(more) + " more problems like these");
+        }
         if (problems.empty())
         {
             out.accepted = true;

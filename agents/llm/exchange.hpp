@@ -24,7 +24,11 @@ namespace warpsmith::llm
 struct exchange_settings
 {
     int max_tool_rounds = 4;     ///< Rounds of tool calls; then tools are withdrawn.
-    int max_answer_repairs = 2;  ///< Follow-ups after an unusable answer.
+    int max_answer_repairs = 2;  ///< Follow-ups after an unusable answer (or tools called after
+                                 ///< they were withdrawn, or too many calls in one answer).
+    std::size_t max_tool_calls_per_answer = 16;     ///< More calls in one answer: the answer is unusable.
+    std::size_t max_tool_output_bytes = 64 * 1024;  ///< A longer tool answer becomes an error.
+    std::size_t max_problems_shown = 20;            ///< Problems of one answer told; then "and N more".
 };
 
 /// Checks the text of an answer; returns the problems (empty: accepted). Keeps what it parsed.

@@ -2,6 +2,7 @@
 
 #include "agents/llm/prompts.hpp"
 #include "agents/llm/tools.hpp"
+#include "harness/core/utf8_text.hpp"
 #include "harness/json/lenient.hpp"
 #include "harness/workload/candidate.hpp"
 
@@ -37,7 +38,7 @@ std::string excerpt(const std::string& s, std::size_t n)
 {
     if (s.size() <= n)
         return s;
-    return s.substr(0, n) + "...";
+    return std::string(utf8_prefix(s, n)) + "...";
 }
 
 std::string bytes_text(double b)

@@ -3,6 +3,7 @@
 #include <boost/regex.hpp>
 
 #include <cctype>
+#include <unordered_map>
 
 namespace warpsmith::llm
 {
@@ -81,24 +82,27 @@ namespace
 std::vector<std::pair<std::size_t, std::size_t>> extern_c_blocks(const std::string& code)
 {
     std::vector<std::pair<std::size_t, std::size_t>> out;
+    // The closing brace of every '{', found in one pass (unclosed: the end of the code). Scanning
+    // forward from each block's start made "extern "C" {" repeated without a close quadratic.
+    std::unordered_map<std::size_t, std::size_t> close_of;
+    std::vector<std::size_t> open_braces;
+    for (std::size_t i = 0; i < code.size(); ++i)
+    {
+        if (code[i] == '{')
+            open_braces.push_back(i);
+        else if (code[i] == '}' && !open_braces.empty())
+        {
+            close_of[open_braces.back()] = i;
+            open_braces.pop_back();
+        }
+    }
     static const boost::regex block(R"re(extern\s+"C"\s*\{)re");
     for (auto it = boost::sregex_iterator(code.begin(), code.end(), block); it != boost::sregex_iterator();
          ++it)
     {
         const std::size_t open = static_cast<std::size_t>(it->position() + it->length() - 1);
-        int depth = 0;
-        std::size_t close = code.size();
-        for (std::size_t i = open; i < code.size(); ++i)
-        {
-            if (code[i] == '{')
-                ++depth;
-            else if (code[i] == '}' && --depth == 0)
-            {
-                close = i;
-                break;
-            }
-        }
-        out.emplace_back(open, close);
+        const auto found = close_of.find(open);
+        out.emplace_back(open, found == close_of.end() ? code.size() : found->second);
     }
     return out;
 }
@@ -139,7 +143,12 @@ std::vector<kernel_decl> kernels(const std::string& code)
             continue;
         std::size_t i = pos;
         std::string name;
-        while (i < code.size() && code[i] != ';' && code[i] != '{' && code[i] != '}')
+        // The declaration ends at ';', '{' or '}', and at the latest where the next __global__
+        // starts: so the scans of all declarations together read the code about once
+        // ("__global__ " repeated 100,000 times took minutes of the event loop).
+        const std::size_t next = code.find("__global__", pos);
+        const std::size_t end = next == std::string::npos ? code.size() : next;
+        while (i < end && code[i] != ';' && code[i] != '{' && code[i] != '}')
         {
             if (code[i] == '(')
             {
@@ -155,7 +164,7 @@ std::vector<kernel_decl> kernels(const std::string& code)
                     id == "alignas" || id == "__maxnreg__" || id == "__cluster_dims__")
                 {
                     int depth = 0;
-                    for (; i < code.size(); ++i)
+                    for (; i < end; ++i)
                     {
                         if (code[i] == '(')
                             ++depth;
@@ -198,6 +207,12 @@ std::vector<std::string> find_kernel_entries(std::string_view source)
 std::vector<std::string> check_kernel_contract(std::string_view source, std::string_view entry)
 {
     std::vector<std::string> problems;
+    if (source.size() > max_kernel_source_bytes)
+    {
+        problems.push_back("kernel_source is " + std::to_string(source.size()) +
+                           " bytes; a kernel may have at most " + std::to_string(max_kernel_source_bytes));
+        return problems;
+    }
     const std::string code = strip_comments(source);
     if (code.find_first_not_of(" \t\r\n") == std::string::npos)
     {

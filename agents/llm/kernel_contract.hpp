@@ -5,6 +5,7 @@
 // anything is compiled, so that a model gets a precise reason instead of a linker-level surprise.
 // NVRTC and the cubin's symbol table remain the final judges (compile_output::entries).
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,7 +17,13 @@ namespace warpsmith::llm
 /// structure preserved.
 std::string strip_comments(std::string_view source);
 
-/// Problems with the source, each one sentence; empty when none is found:
+/// The largest kernel source a model may propose or compile through the tool: 256 KiB is far
+/// beyond any hand-written kernel, and every source is copied into prompts, requests and the run
+/// directory (a 20 MB comment-padded kernel made 221 MB per candidate).
+inline constexpr std::size_t max_kernel_source_bytes = 256 * 1024;
+
+/// Problems with the source, each one sentence; empty when none is found (a source above
+/// max_kernel_source_bytes gets that problem alone, before any scan):
 ///  * no `__global__` function named `entry`, or it is not declared extern "C" (neither in its
 ///    declaration nor inside an extern "C" { } block);
 ///  * a kernel launch (`<<<`) inside the source (dynamic parallelism, or host code);

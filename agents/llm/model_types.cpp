@@ -130,7 +130,7 @@ token_usage usage_from_json(const json::value& v)
     u.reasoning = int_or(v, "reasoning_tokens");
     u.web_search_calls = int_or(v, "web_search_calls");
     u.cost_usd = number_or(v, "cost_usd");
-    return u;
+    return u.plausible();
 }
 
 json::object model_response::to_json() const

@@ -3,12 +3,16 @@
 #include "agents/llm/kernel_contract.hpp"
 #include "harness/compile/compile_options.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/utf8_text.hpp"
 #include "harness/json/lenient.hpp"
 #include "harness/workload/candidate.hpp"
+#include "harness/workload/identifier.hpp"
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 
 namespace warpsmith::llm
 {
@@ -17,6 +21,8 @@ namespace json = boost::json;
 
 namespace
 {
+
+constexpr std::size_t max_listed_entries = 64;  // defines or compile options in one proposal
 
 json::object string_array_schema()
 {
@@ -64,6 +70,34 @@ std::string trim(std::string_view s)
     return std::string(s.substr(b, e - b + 1));
 }
 
+std::optional<std::int64_t> read_int(const json::value& v)
+{
+    if (v.is_int64())
+        return v.get_int64();
+    if (v.is_uint64() && v.get_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
+        return static_cast<std::int64_t>(v.get_uint64());
+    // Only doubles inside int64's range are cast (casting 1e300 is undefined behaviour).
+    if (v.is_double() && std::isfinite(v.get_double()) && v.get_double() >= -9.2e18 &&
+        v.get_double() <= 9.2e18 &&
+        v.get_double() == static_cast<double>(static_cast<std::int64_t>(v.get_double())))
+        return static_cast<std::int64_t>(v.get_double());
+    if (v.is_string())
+    {
+        try
+        {
+            std::size_t used = 0;
+            const std::string s(v.get_string());
+            const auto x = std::stoll(s, &used, 0);
+            if (used == s.size())
+                return x;
+        }
+        catch (const std::exception&)
+        {
+        }
+    }
+    return std::nullopt;
+}
+
 /// Normalizes a launch object (strings or integers; absent shared_bytes) and checks it.
 std::optional<launch_plan> read_launch(const json::value& v,
                                        const std::string& where,
@@ -106,10 +140,8 @@ std::optional<launch_plan> read_launch(const json::value& v,
         {
             if (arr[i].is_string() || arr[i].is_int64() || arr[i].is_uint64())
                 out.push_back(arr[i]);
-            else if (arr[i].is_double() &&
-                     arr[i].get_double() ==
-                         static_cast<double>(static_cast<std::int64_t>(arr[i].get_double())))
-                out.push_back(static_cast<std::int64_t>(arr[i].get_double()));
+            else if (const auto x = arr[i].is_double() ? read_int(arr[i]) : std::nullopt)
+                out.push_back(*x);
             else
             {
                 problems.push_back(
@@ -144,31 +176,6 @@ std::optional<launch_plan> read_launch(const json::value& v,
         problems.push_back(e.what());
         return std::nullopt;
     }
-}
-
-std::optional<std::int64_t> read_int(const json::value& v)
-{
-    if (v.is_int64())
-        return v.get_int64();
-    if (v.is_uint64() && v.get_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
-        return static_cast<std::int64_t>(v.get_uint64());
-    if (v.is_double() && v.get_double() == static_cast<double>(static_cast<std::int64_t>(v.get_double())))
-        return static_cast<std::int64_t>(v.get_double());
-    if (v.is_string())
-    {
-        try
-        {
-            std::size_t used = 0;
-            const std::string s(v.get_string());
-            const auto x = std::stoll(s, &used, 0);
-            if (used == s.size())
-                return x;
-        }
-        catch (const std::exception&)
-        {
-        }
-    }
-    return std::nullopt;
 }
 
 }  // namespace
@@ -348,7 +355,7 @@ parsed_answer parse_answer_text(std::string_view text)
         }
         prose = trim(prose);
         if (prose.size() > 1500)
-            prose = prose.substr(0, 1500) + "...";
+            prose = std::string(utf8_prefix(prose, 1500)) + "...";
         o["rationale"] = prose;
     }
     out.document = std::move(*doc);
@@ -401,7 +408,23 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
     else if (auto plan = read_launch(*launch, "launch", problems))
         c.launch = *plan;
 
-    if (const auto* ov = lenient::value_at(o, "per_case_overrides"); ov && !ov->is_null())
+    // Lists a model fills in are bounded before they are read: each entry can cost a problem line,
+    // a compile option or a -D, in every request and record that follows.
+    auto too_many = [&](const json::value* v, std::string_view field, std::size_t most)
+    {
+        const std::size_t n = v && v->is_array()    ? v->get_array().size()
+                              : v && v->is_object() ? v->get_object().size()
+                                                    : 0;
+        if (n <= most)
+            return false;
+        problems.push_back(std::string(field) + ": " + std::to_string(n) + " entries; at most " +
+                           std::to_string(most) + " are accepted");
+        return true;
+    };
+    const auto* overrides_value = lenient::value_at(o, "per_case_overrides");
+    if (too_many(overrides_value, "per_case_overrides", std::max<std::size_t>(w.cases.size(), 1)))
+        overrides_value = nullptr;
+    if (const auto* ov = overrides_value; ov && !ov->is_null())
     {
         auto add_override = [&](const std::string& case_name, const json::value& lv, const std::string& where)
         {
@@ -442,7 +465,10 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
                                kind_name(*ov));
     }
 
-    if (const auto* opts = lenient::value_at(o, "compile_options"); opts && !opts->is_null())
+    const auto* options_value = lenient::value_at(o, "compile_options");
+    if (too_many(options_value, "compile_options", max_listed_entries))
+        options_value = nullptr;
+    if (const auto* opts = options_value; opts && !opts->is_null())
     {
         if (!opts->is_array())
             problems.push_back("compile_options: must be an array of strings, got " + kind_name(*opts));
@@ -467,11 +493,16 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
         }
     }
 
-    if (const auto* defs = lenient::value_at(o, "defines"); defs && !defs->is_null())
+    const auto* defines_value = lenient::value_at(o, "defines");
+    if (too_many(defines_value, "defines", max_listed_entries))
+        defines_value = nullptr;
+    if (const auto* defs = defines_value; defs && !defs->is_null())
     {
         auto add_define = [&](const std::string& name, const json::value& value, const std::string& where)
         {
-            if (!is_identifier(name))
+            // The rule candidate::from_json reads the journal with: a define named "virtual" was
+            // accepted here and then made the run's journal unreadable.
+            if (!is_identifier(name) || is_reserved_word(name))
             {
                 problems.push_back(where + ": '" + name + "' is not a valid macro name");
                 return;

@@ -1,6 +1,7 @@
 #include "agents/llm/tools.hpp"
 
 #include "agents/llm/architecture_notes.hpp"
+#include "agents/llm/kernel_contract.hpp"
 #include "harness/compile/compile_options.hpp"
 #include "harness/core/data_directory.hpp"
 #include "harness/core/secret_redaction.hpp"
@@ -283,20 +284,31 @@ boost::asio::awaitable<std::string> kernel_tools::execute(const tool_call& call)
         const auto entry = str("entry");
         if (!source || !entry)
             co_return error_result("compile needs kernel_source and entry (strings)");
+        if (source->size() > max_kernel_source_bytes)
+            co_return error_result("kernel_source is " + std::to_string(source->size()) +
+                                   " bytes; a kernel may have at most " +
+                                   std::to_string(max_kernel_source_bytes));
         if (!ctx_.services)
             co_return error_result("compiling is not available here");
         compile_request req;
         req.source = *source;
         req.entry = *entry;
         req.name = "tool-compile.cu";
-        if (const json::array* o = lenient::array_at(a, "compile_options"))
+        constexpr std::size_t most = 64;  // options or defines, as in a proposal
+        const json::array* listed_options = lenient::array_at(a, "compile_options");
+        const json::array* listed_defines = lenient::array_at(a, "defines");
+        if ((listed_options && listed_options->size() > most) ||
+            (listed_defines && listed_defines->size() > most))
+            co_return error_result("compile takes at most " + std::to_string(most) +
+                                   " compile_options and as many defines");
+        if (const json::array* o = listed_options)
             for (const auto& x : *o)
                 if (x.is_string())
                     req.options.emplace_back(x.get_string());
         if (auto bad = check_compile_options(req.options))
             co_return error_result("compile_options: " + *bad);
         std::map<std::string, std::int64_t> defines;
-        if (const json::array* d = lenient::array_at(a, "defines"))
+        if (const json::array* d = listed_defines)
             for (const auto& x : *d)
             {
                 const auto n = lenient::string_at(x, "name");

@@ -28,6 +28,7 @@ const char* const llm_flags[] = {"--model",
                                  "--reasoning-effort",
                                  "--base-url",
                                  "--api-key-env",
+                                 "--no-api-key",
                                  "--insecure-local",
                                  "--price-table",
                                  "--replay-from",
@@ -87,6 +88,11 @@ void llm_options::add_to(CLI::App& cmd, const std::string& group)
     cmd.add_option("--api-key-env",
                    api_key_env,
                    "Environment variable holding the API key (default OPENAI_API_KEY; also read from ./.env)")
+        ->group(group);
+    cmd.add_flag("--no-api-key",
+                 no_api_key,
+                 "Send no API key (a local model server that needs none); bench-strategies adds it to the "
+                 "runs of a suite that names its own --base-url")
         ->group(group);
     cmd.add_flag("--insecure-local",
                  insecure_local,
@@ -176,18 +182,9 @@ void llm_options::confirm_resumed_endpoint(const llm_options& given_now, std::st
                              "'; --resume sends the API key there only when you give " + flag + " " + stored +
                              " again (a run directory can come from anyone)");
     };
-    bool loopback = false;
-    if (!base_url.empty())
-    {
-        try
-        {
-            loopback = http::is_loopback_host(http::parse_http_url(base_url, "base-url").host);
-        }
-        catch (const user_error&)
-        {
-        }
-    }
-    confirm("--base-url", "base_url", base_url, !base_url.empty() && !loopback);
+    // Loopback servers too: on a shared machine any local user can listen on a loopback port, and
+    // the key would reach it in clear text.
+    confirm("--base-url", "base_url", base_url, !base_url.empty());
     confirm("--api-key-env", "api_key_env", api_key_env, api_key_env != llm_options{}.api_key_env);
 }
 
@@ -269,6 +266,7 @@ json::object llm_options::to_json() const
                         {"strategy", strategy},
                         {"api_key_env", api_key_env},
                         {"insecure_local", insecure_local},
+                        {"no_api_key", no_api_key},
                         {"price_table",
                          price_table.empty() ? json::value(nullptr)
                                              : json::value(std::filesystem::absolute(price_table).string())},
@@ -304,6 +302,7 @@ try
     str("replay_from", out.replay_from);
     str("structured_output", out.structured_output);
     out.insecure_local = r.optional_bool("insecure_local").value_or(out.insecure_local);
+    out.no_api_key = r.optional_bool("no_api_key").value_or(out.no_api_key);
     out.no_stream = !r.optional_bool("stream").value_or(!out.no_stream);
     out.nvidia_research = r.optional_bool("nvidia_research").value_or(out.nvidia_research);
     out.request_timeout_s = r.optional_number("request_timeout_s").value_or(out.request_timeout_s);
@@ -345,7 +344,8 @@ model_client_bundle make_model_client(const llm_options& o, boost::asio::any_io_
     if (!o.store.empty())
         co.store = o.store == "true";
     co.model = o.effective_model();
-    co.key = llm::find_api_key(o.api_key_env);
+    if (!o.no_api_key)
+        co.key = llm::find_api_key(o.api_key_env);
     if (co.key)
     {
         b.redact->add_secret(co.key->value);
@@ -353,7 +353,7 @@ model_client_bundle make_model_client(const llm_options& o, boost::asio::any_io_
         register_secret(co.key->value);
         b.key_source = co.key->source;
     }
-    else if (o.provider == "openai")
+    else if (o.provider == "openai" && !o.no_api_key)
     {
         const std::string base = co.base_url.empty() ? "https://api.openai.com/v1" : co.base_url;
         const auto url = http::parse_http_url(base, "--base-url");

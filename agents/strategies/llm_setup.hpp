@@ -52,6 +52,7 @@ struct llm_options
     std::string strategy = "refine";             ///< refine|beam|evolve (--strategy, set by the registry)
     std::string api_key_env = "OPENAI_API_KEY";  ///< --api-key-env
     bool insecure_local = false;                 ///< --insecure-local
+    bool no_api_key = false;                     ///< --no-api-key: send no key at all
     std::string price_table;                     ///< --price-table FILE
     std::string replay_from;                     ///< --replay-from RUN
     bool no_stream = false;                      ///< --no-stream

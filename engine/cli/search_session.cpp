@@ -358,7 +358,7 @@ asio::awaitable<search_result> run_session(asio::io_context& ioc,
     }
     report::write_run_report_noexcept(p.run->path());  // heatmap.svg/.png, report.html (docs/reports.md)
     if (mode == progress_mode::json)
-        write_stdout(json::serialize(json::object{
+        write_stdout(to_json_text(json::object{
                          {"type", "summary"}, {"run", p.run->path().string()}, {"summary", res.summary}}) +
                      "\n");
     else if (hooks.final_table)

@@ -257,7 +257,7 @@ public:
     {
         if (json_)
         {
-            write_stdout(json::serialize(json::object{{"type", "tune"}, {"event", ev}}) + "\n");
+            write_stdout(to_json_text(json::object{{"type", "tune"}, {"event", ev}}) + "\n");
             return;
         }
         // The strategy's own events (autotune_strategy.cpp).
@@ -395,7 +395,7 @@ int run_offline(const tune_args& a)
     o.compile_prune = !a.no_compile_prune;
     o.roofline = a.roofline;
     const auto r = report::run_offline_tune(o);
-    write_stdout(a.json_progress ? json::serialize(r.record) + "\n" : terminal_text(r.text));
+    write_stdout(a.json_progress ? to_json_text(r.record) + "\n" : terminal_text(r.text));
     return 0;
 }
 

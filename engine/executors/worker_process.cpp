@@ -5,6 +5,7 @@
 #include "engine/executors/worker_error_text.hpp"
 #include "engine/executors/worker_stderr.hpp"
 #include "harness/compile/compile_sandbox.hpp"
+#include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
 #include "harness/core/secret_redaction.hpp"
 #include "harness/json/json_location.hpp"
@@ -355,7 +356,7 @@ struct worker_process::impl
         std::int64_t id = ++next_id;
         req["id"] = id;
         std::string op = lenient::string_or(req, "op", "?");
-        std::string line = json::serialize(req);
+        std::string line = to_json_text(req);
         line += '\n';
 
         asio::steady_timer timer(ex, deadline);

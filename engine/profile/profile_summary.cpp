@@ -1,5 +1,6 @@
 #include "engine/profile/profile_summary.hpp"
 
+#include "harness/core/utf8_text.hpp"
 #include "harness/json/json_reader.hpp"
 
 #include <boost/json/array.hpp>
@@ -123,7 +124,9 @@ std::string shorten_hint(const std::string& text, std::size_t max_chars)
     if (out.size() > max_chars)
     {
         std::size_t cut = out.rfind(' ', max_chars - 3);
-        out = out.substr(0, cut == std::string::npos ? max_chars - 3 : cut) + "...";
+        out = std::string(cut == std::string::npos ? utf8_prefix(out, max_chars - 3)
+                                                   : std::string_view(out).substr(0, cut)) +
+              "...";
     }
     return out;
 }

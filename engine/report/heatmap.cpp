@@ -3,6 +3,7 @@
 #include "engine/report/number_text.hpp"
 #include "engine/report/png_codec.hpp"
 #include "engine/search/scoring.hpp"
+#include "harness/core/utf8_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -35,8 +36,8 @@ std::string fit(const std::string& s, std::size_t n)
     if (s.size() <= n)
         return s;
     if (n <= 2)
-        return s.substr(0, n);
-    return s.substr(0, n - 2) + "..";
+        return std::string(utf8_prefix(s, n));
+    return std::string(utf8_prefix(s, n - 2)) + "..";
 }
 
 std::string row_label(const heatmap_row& r)
@@ -180,7 +181,9 @@ row_banner banner_for(const heatmap_layout& l, const std::string& label)
     const int fits = room / heatmap_layout::char_w;
     if (fits < 4)
         return b;
-    b.text = static_cast<int>(label.size()) <= fits ? label : label.substr(0, fits - 2) + "..";
+    b.text = static_cast<int>(label.size()) <= fits
+                 ? label
+                 : std::string(utf8_prefix(label, static_cast<std::size_t>(fits - 2))) + "..";
     b.box_w = static_cast<int>(b.text.size()) * heatmap_layout::char_w + 6;
     b.center_x = l.grid_x + l.cells_w() / 2;
     b.box_x = b.center_x - b.box_w / 2;

@@ -6,6 +6,7 @@
 #include "engine/report/line_chart.hpp"
 #include "engine/report/profiles_html.hpp"
 #include "engine/search/scoring.hpp"
+#include "harness/core/utf8_text.hpp"
 #include "harness/json/lenient.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -254,7 +255,7 @@ void candidates_section(page& p, const run_view& v)
         {
             std::string msg = ec.failure_message;
             if (msg.size() > 240)
-                msg = msg.substr(0, 237) + "...";
+                msg = std::string(utf8_prefix(msg, 237)) + "...";
             rationale += "<br><span class=\"note\">" + html_escape(msg) + "</span>";
         }
         p.raw(std::string("<tr") + (best ? " class=\"best\"" : "") + "><td class=\"mono\">" +

@@ -1,5 +1,9 @@
 #include "engine/report/markup_escape.hpp"
 
+#include "harness/core/utf8_text.hpp"
+
+#include <cstdio>
+
 namespace warpsmith::report
 {
 
@@ -10,8 +14,30 @@ std::string escape(std::string_view s, bool xml)
 {
     std::string out;
     out.reserve(s.size() + s.size() / 8);
-    for (char ch : s)
+    for (std::size_t i = 0; i < s.size();)
     {
+        const char ch = s[i];
+        if (static_cast<unsigned char>(ch) >= 0x80)
+        {
+            // Bytes that are not UTF-8 (a character cut in half, a Latin-1 file) and the
+            // non-characters U+FFFE/U+FFFF make an SVG unreadable: U+FFFD instead. The
+            // bidirectional controls would show a kernel's source in another order than the
+            // compiler reads it: written out instead of applied.
+            const std::size_t n = utf8_sequence_length(s, i);
+            const char32_t cp = n == 0 ? 0 : utf8_code_point(s, i, n);
+            if (n == 0 || cp == 0xfffe || cp == 0xffff)
+                out += "\xef\xbf\xbd";
+            else if (is_bidi_control(cp))
+            {
+                char name[12];
+                std::snprintf(name, sizeof name, "\\u%04x", static_cast<unsigned>(cp));
+                out += name;
+            }
+            else
+                out.append(s.substr(i, n));
+            i += n == 0 ? 1 : n;
+            continue;
+        }
         switch (ch)
         {
             case '&':
@@ -36,6 +62,7 @@ std::string escape(std::string_view s, bool xml)
                 else
                     out += ch;
         }
+        ++i;
     }
     return out;
 }

@@ -489,6 +489,10 @@ std::vector<planned_run> plan_runs(const strategy_suite& suite,
                 a.insert(a.end(), {"--results", results_dir.string(), "--json-progress"});
                 add_flags(a, suite.options);
                 add_flags(a, st.options);
+                // A server the suite names gets no key: any user of a shared machine can listen on
+                // a loopback port. The user names a server that should get it with --run-arg.
+                if (has_flag(suite.options, "base-url") || has_flag(st.options, "base-url"))
+                    a.push_back("--no-api-key");
                 a.insert(a.end(), extra_args.begin(), extra_args.end());
                 out.push_back(std::move(r));
             }

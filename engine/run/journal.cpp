@@ -42,7 +42,11 @@ journal_contents parse_journal(std::string_view text, std::string_view origin)
         if (line.find_first_not_of(" \t\r") == std::string_view::npos)
             continue;
         boost::system::error_code ec;
-        auto v = json::parse(line, ec);
+        // Journals written before the writer repaired text may hold bytes that are not UTF-8 (a
+        // compile log cut inside a character): they are still the run's events.
+        json::parse_options opts;
+        opts.allow_invalid_utf8 = true;
+        auto v = json::parse(line, ec, {}, opts);
         if (ec || !v.is_object())
             throw user_error(std::string(origin) + ":" + std::to_string(line_no) +
                              ": not a JSON object (the journal is damaged)");
@@ -89,7 +93,7 @@ void journal_writer::append(json::object event)
     stamped["time"] = utc_timestamp();
     for (auto& kv : event)
         stamped[kv.key()] = std::move(kv.value());
-    std::string line = json::serialize(stamped);
+    std::string line = to_json_text(stamped);
     line += '\n';
     std::size_t done = 0;
     while (done < line.size())

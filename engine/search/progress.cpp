@@ -1,7 +1,9 @@
 #include "engine/search/progress.hpp"
 
 #include "engine/search/budget.hpp"
+#include "harness/core/json_file.hpp"
 #include "harness/core/terminal_text.hpp"
+#include "harness/core/utf8_text.hpp"
 #include "harness/json/lenient.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -107,7 +109,7 @@ std::string describe_event(const json::object& ev)
             const std::string kind = str(f, "kind");
             std::string message = str(f, "message");
             if (message.size() > 100)
-                message = message.substr(0, 97) + "...";
+                message = std::string(utf8_prefix(message, 97)) + "...";
             if (auto nl = message.find('\n'); nl != std::string::npos)
                 message = message.substr(0, nl);
             s += " invalid  " + kind + (message.empty() ? "" : ": " + message);
@@ -124,7 +126,7 @@ std::string describe_event(const json::object& ev)
         if (auto nl = message.find('\n'); nl != std::string::npos)
             message = message.substr(0, nl);
         if (message.size() > 100)
-            message = message.substr(0, 97) + "...";
+            message = std::string(utf8_prefix(message, 97)) + "...";
         return str(ev, "id") + " invalid in " + str(ev, "stage") + ": " + kind +
                (message.empty() ? "" : ": " + message);
     }
@@ -203,7 +205,7 @@ void progress_reporter::event(const json::object& ev, const progress_snapshot& n
         // Candidate results are summarized; the full result is in result.json.
         if (auto* e = line["event"].if_object())
             e->erase("result");
-        std::fputs((json::serialize(line) + "\n").c_str(), out_);
+        std::fputs((to_json_text(line) + "\n").c_str(), out_);
         std::fflush(out_);
         return;
     }

@@ -2,6 +2,7 @@
 // files and events each step writes, the best so far, and a resumed run's records.
 
 #include "engine/search/search_engine_impl.hpp"
+#include "harness/core/utf8_text.hpp"
 
 namespace warpsmith
 {
@@ -93,7 +94,7 @@ void search_engine::impl::mark_compile_failure(candidate_record& rec)
     rec.ec.failure_kind = "compile_error";
     std::string log = rec.ec.compile.log;
     if (log.size() > 4000)
-        log = log.substr(0, 4000) + "\n[log truncated]";
+        log = std::string(utf8_prefix(log, 4000)) + "\n[log truncated]";
     rec.ec.failure_message = rec.ec.compile.error + (log.empty() ? "" : "\n" + log);
     rec.ec.result = protocol::evaluation_result::invalid("compile_error", rec.ec.compile.error);
 }

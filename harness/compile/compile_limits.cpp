@@ -1,5 +1,7 @@
 #include "harness/compile/compile_limits.hpp"
 
+#include "harness/core/utf8_text.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -34,9 +36,17 @@ std::string bounded_compile_log(std::string log, std::size_t limit)
     const std::size_t tail = limit - head;
     // Cut at line ends where there is one, so no line is left half.
     std::size_t head_end = log.rfind('\n', head);
-    head_end = head_end == std::string::npos || head_end == 0 ? head : head_end + 1;
+    // Without one, never inside a character (the log quotes the kernel's bytes).
+    head_end = head_end == std::string::npos || head_end == 0 ? utf8_prefix(log, head).size() : head_end + 1;
     std::size_t tail_start = log.find('\n', log.size() - tail);
-    tail_start = tail_start == std::string::npos ? log.size() - tail : tail_start + 1;
+    if (tail_start == std::string::npos)
+    {
+        tail_start = log.size() - tail;
+        while (tail_start < log.size() && (static_cast<unsigned char>(log[tail_start]) & 0xc0) == 0x80)
+            ++tail_start;
+    }
+    else
+        ++tail_start;
     const std::size_t left_out = tail_start - head_end;
     std::string out = log.substr(0, head_end);
     out += "[... " + std::to_string(left_out) + " bytes of the compile log left out (it is cut at " +

@@ -9,6 +9,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
 #include "harness/core/secret_redaction.hpp"
+#include "harness/core/utf8_text.hpp"
 
 #include <boost/regex.hpp>
 
@@ -169,10 +170,10 @@ std::string first_error_line(const std::string& log, std::string_view fallback)
             is_error = line.find("error") != std::string_view::npos;
         }
         if (is_error)
-            return std::string(line.substr(0, 300));
+            return std::string(utf8_prefix(line, 300));
     }
     if (!first_nonempty.empty())
-        return std::string(first_nonempty.substr(0, 300));
+        return std::string(utf8_prefix(first_nonempty, 300));
     return std::string(fallback);
 }
 
@@ -213,7 +214,7 @@ std::string entry_problem(const std::vector<std::string>& entries, const std::st
     constexpr std::size_t shown = 20;
     std::string list;
     for (std::size_t i = 0; i < entries.size() && i < shown; ++i)
-        list += (list.empty() ? "" : ", ") + entries[i].substr(0, 100);
+        list += (list.empty() ? "" : ", ") + std::string(utf8_prefix(entries[i], 100));
     if (entries.size() > shown)
         list += ", and " + std::to_string(entries.size() - shown) + " more";
     return "entry point '" + entry + "' not found; kernels in the source: " + list;

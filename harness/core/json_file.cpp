@@ -1,6 +1,7 @@
 #include "harness/core/json_file.hpp"
 
 #include "harness/core/error.hpp"
+#include "harness/core/utf8_text.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <boost/json/stream_parser.hpp>
@@ -114,6 +115,9 @@ boost::json::value parse_json(std::string_view text, std::string_view origin)
     boost::json::parse_options opts;
     opts.allow_comments = false;
     opts.allow_trailing_commas = false;
+    // Text others wrote (a Latin-1 comment in a workload, a record written before the writers
+    // repaired text) is read; whatever is written again is repaired (to_json_text).
+    opts.allow_invalid_utf8 = true;
     boost::json::stream_parser p({}, opts);
     boost::system::error_code ec;
     std::size_t consumed = p.write_some(text.data(), text.size(), ec);
@@ -204,7 +208,12 @@ std::string pretty_json(const boost::json::value& value)
 {
     std::string out;
     pretty_into(out, value, 0);
-    return out;
+    return json_safe_text(out);
+}
+
+std::string to_json_text(const boost::json::value& value)
+{
+    return json_safe_text(boost::json::serialize(value));
 }
 
 void write_json_file(const std::filesystem::path& path, const boost::json::value& value)

@@ -28,7 +28,14 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
 /// Writes a JSON value, pretty-printed with two-space indentation and a final newline, atomically.
 void write_json_file(const std::filesystem::path& path, const boost::json::value& value);
 
-/// Two-space indented rendering of a JSON value (Boost 1.81 has no pretty printer).
+/// Two-space indented rendering of a JSON value (Boost 1.81 has no pretty printer), made safe to
+/// write and to read back like to_json_text.
 std::string pretty_json(const boost::json::value& value);
+
+/// Compact JSON text of a value for a file, a pipe, a model request or standard output: strings
+/// that are not UTF-8 are repaired and raw controls written as \u escapes (json_safe_text,
+/// harness/core/utf8_text.hpp), so that whatever a kernel's compile log or a model's answer held,
+/// the text can be read back by a strict JSON parser.
+std::string to_json_text(const boost::json::value& value);
 
 }  // namespace warpsmith

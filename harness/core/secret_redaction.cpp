@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <mutex>
+#include <optional>
+#include <utility>
 
 extern char** environ;
 
@@ -16,32 +18,126 @@ namespace
 
 constexpr std::size_t min_secret_size = 8;
 
-// The end of `secret` when it starts at text[pos], each character as it is or as a JSON escape
-// \uXXXX; npos when it does not start there.
-std::size_t match_end(std::string_view text, std::size_t pos, std::string_view secret)
+// One character of an echoed secret written as an escape: JSON's \uXXXX or \/, or an HTML
+// character reference (&#45; or &#x2d;). The value and the escape's length, or nothing.
+std::optional<std::pair<unsigned, std::size_t>> escaped_char(std::string_view text, std::size_t pos)
 {
-    for (const char c : secret)
+    if (pos + 1 < text.size() && text[pos] == '\\' && text[pos + 1] == '/')
+        return std::pair<unsigned, std::size_t>{'/', 2};
+    if (pos + 6 <= text.size() && text[pos] == '\\' && text[pos + 1] == 'u')
     {
-        if (pos < text.size() && text[pos] == c)
-        {
-            ++pos;
-            continue;
-        }
-        if (pos + 6 > text.size() || text[pos] != '\\' || text[pos + 1] != 'u')
-            return std::string_view::npos;
         unsigned value = 0;
         for (std::size_t i = pos + 2; i < pos + 6; ++i)
         {
             const int digit = hex_digit_value(text[i]);
             if (digit < 0)
-                return std::string_view::npos;
+                return std::nullopt;
             value = value * 16 + static_cast<unsigned>(digit);
         }
-        if (value != static_cast<unsigned char>(c))
+        return std::pair<unsigned, std::size_t>{value, 6};
+    }
+    if (pos + 3 < text.size() && text[pos] == '&' && text[pos + 1] == '#')
+    {
+        const bool hex = text[pos + 2] == 'x' || text[pos + 2] == 'X';
+        unsigned value = 0;
+        std::size_t i = pos + (hex ? 3 : 2);
+        const std::size_t first = i;
+        for (; i < text.size() && i < first + 7 && text[i] != ';'; ++i)
+        {
+            const int digit = hex ? hex_digit_value(text[i])
+                                  : (std::isdigit(static_cast<unsigned char>(text[i])) ? text[i] - '0' : -1);
+            if (digit < 0)
+                return std::nullopt;
+            value = value * (hex ? 16 : 10) + static_cast<unsigned>(digit);
+        }
+        if (i == first || i >= text.size() || text[i] != ';')
+            return std::nullopt;
+        return std::pair<unsigned, std::size_t>{value, i + 1 - pos};
+    }
+    return std::nullopt;
+}
+
+bool is_wrap_space(char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+// The end of `secret` when it starts at text[pos], each character as it is or escaped
+// (escaped_char), with line breaks and spaces allowed between characters (a key wrapped by a
+// server's error page); npos when it does not start there.
+std::size_t match_end(std::string_view text, std::size_t pos, std::string_view secret)
+{
+    for (std::size_t k = 0; k < secret.size(); ++k)
+    {
+        const char c = secret[k];
+        if (k > 0 && pos < text.size() && is_wrap_space(text[pos]) && !is_wrap_space(c))
+            while (pos < text.size() && is_wrap_space(text[pos]))
+                ++pos;
+        if (pos < text.size() && text[pos] == c)
+        {
+            ++pos;
+            continue;
+        }
+        const auto escaped = pos < text.size() ? escaped_char(text, pos) : std::nullopt;
+        if (!escaped || escaped->first != static_cast<unsigned char>(c))
             return std::string_view::npos;
-        pos += 6;
+        pos += escaped->second;
     }
     return pos;
+}
+
+// The forms a server may echo a secret in besides its own: percent-encoded (where that differs),
+// and base64, standard and URL-safe, at each of the three byte alignments the secret can have
+// inside a longer encoded text ("Bearer sk-..." encoded whole), cut to the characters that encode
+// the secret's bytes alone.
+std::vector<std::string> encoded_forms(std::string_view secret)
+{
+    static constexpr char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::vector<std::string> out;
+    std::string percent;
+    for (const char ch : secret)
+    {
+        const auto c = static_cast<unsigned char>(ch);
+        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~')
+            percent += ch;
+        else
+        {
+            static constexpr char hex[] = "0123456789ABCDEF";
+            percent += '%';
+            percent += hex[c >> 4];
+            percent += hex[c & 15];
+        }
+    }
+    if (percent != secret)
+        out.push_back(percent);
+    for (std::size_t align = 0; align < 3; ++align)
+    {
+        std::string bytes(align, '\0');
+        bytes.append(secret);
+        bytes.append(2, '\0');
+        std::string encoded;
+        for (std::size_t i = 0; i + 2 < bytes.size(); i += 3)
+        {
+            const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16) |
+                               (static_cast<unsigned char>(bytes[i + 1]) << 8) |
+                               static_cast<unsigned char>(bytes[i + 2]);
+            for (int shift = 18; shift >= 0; shift -= 6)
+                encoded += b64[(v >> shift) & 63];
+        }
+        // Character j covers bits [6j, 6j + 6); keep those inside the secret's bits.
+        const std::size_t first = (8 * align + 5) / 6;
+        const std::size_t last = 8 * (align + secret.size()) / 6;  // one past
+        if (last <= first || last > encoded.size())
+            continue;
+        std::string form = encoded.substr(first, last - first);
+        out.push_back(form);
+        std::string url_safe = form;
+        std::replace(url_safe.begin(), url_safe.end(), '+', '-');
+        std::replace(url_safe.begin(), url_safe.end(), '/', '_');
+        if (url_safe != form)
+            out.push_back(url_safe);
+    }
+    return out;
 }
 
 std::string upper(std::string_view s)
@@ -153,17 +249,26 @@ std::string redact_secrets(std::string_view text)
 
 std::string redact_values(std::string_view text, const std::vector<std::string>& secrets)
 {
-    std::string out(text);
+    std::vector<std::string> forms;
     for (const auto& s : secrets)
     {
         if (s.empty())
             continue;
+        forms.push_back(s);
+        for (auto& f : encoded_forms(s))
+            if (f.size() >= min_secret_size)
+                forms.push_back(std::move(f));
+    }
+    std::string out(text);
+    for (const auto& s : forms)
+    {
         std::string next;
         std::size_t copied = 0;
         for (std::size_t pos = 0; pos < out.size();)
         {
-            const std::size_t end =
-                out[pos] == s[0] || out[pos] == '\\' ? match_end(out, pos, s) : std::string::npos;
+            const std::size_t end = out[pos] == s[0] || out[pos] == '\\' || out[pos] == '&'
+                                        ? match_end(out, pos, s)
+                                        : std::string::npos;
             if (end == std::string::npos)
             {
                 ++pos;

@@ -43,8 +43,11 @@ std::vector<std::string> registered_secrets();
 std::string redact_secrets(std::string_view text);
 
 /// text with every one of `secrets` (in their order: a longer one first where one holds another) replaced by
-/// redacted_marker, wherever it occurs: as it is, or with any of its characters written as a JSON escape
-/// \uXXXX (a JSON body quoted without being parsed: a server's error answer in a status line or a log).
+/// redacted_marker, wherever it occurs: as it is, with any of its characters written as a JSON escape
+/// (\uXXXX, \/) or an HTML character reference (&#45;, &#x2d;), with spaces or line breaks between its
+/// characters (a server's error page wrapping it), percent-encoded, or base64-encoded (standard or
+/// URL-safe, alone or inside a longer encoded text such as "Bearer <key>": the part that encodes the
+/// secret's bytes is replaced).
 std::string redact_values(std::string_view text, const std::vector<std::string>& secrets);
 
 }  // namespace warpsmith

@@ -1,5 +1,7 @@
 #include "harness/json/json_location.hpp"
 
+#include "harness/core/utf8_text.hpp"
+
 #include <boost/json/serialize.hpp>
 
 #include <charconv>
@@ -77,7 +79,7 @@ std::string json_excerpt(const boost::json::value& v)
     // Boost.JSON writes 1.5 as "1.5E0"; messages show numbers the way people write them.
     std::string s = v.is_double() ? number_text(v.get_double()) : boost::json::serialize(v);
     if (s.size() > 40)
-        s = s.substr(0, 37) + "...";
+        s = std::string(utf8_prefix(s, 37)) + "...";
     return s;
 }
 

@@ -4,6 +4,7 @@
 #include "harness/core/digest.hpp"
 #include "harness/core/elapsed.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/utf8_text.hpp"
 #include "harness/json/json_reader.hpp"
 #include "harness/worker/protocol.hpp"
 
@@ -24,7 +25,7 @@ std::string log_excerpt(const std::string& log)
     constexpr std::size_t max_chars = 2000;
     if (log.size() <= max_chars)
         return log;
-    return log.substr(0, max_chars) + "\n[... log truncated]";
+    return std::string(utf8_prefix(log, max_chars)) + "\n[... log truncated]";
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "harness/compile/compile_options.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/log.hpp"
+#include "harness/core/utf8_text.hpp"
 #include "harness/worker/watchdog.hpp"
 #include "harness/workload/candidate.hpp"
 #include "harness/workload/input_generator.hpp"
@@ -29,7 +30,7 @@ std::string excerpt(const std::string& log, std::size_t max_chars = 1500)
 {
     if (log.size() <= max_chars)
         return log;
-    return log.substr(0, max_chars) + "\n[... log truncated]";
+    return std::string(utf8_prefix(log, max_chars)) + "\n[... log truncated]";
 }
 
 }  // namespace

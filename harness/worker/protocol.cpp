@@ -1,5 +1,7 @@
 #include "harness/worker/protocol.hpp"
 
+#include "harness/core/json_file.hpp"
+
 #include <boost/json.hpp>
 
 namespace warpsmith::worker
@@ -64,7 +66,7 @@ protocol_writer::~protocol_writer()
 
 bool protocol_writer::write(const json::object& response)
 {
-    std::string line = json::serialize(response);
+    std::string line = to_json_text(response);
     line += '\n';
     std::lock_guard lock(mutex_);
     if (std::fwrite(line.data(), 1, line.size(), file_) != line.size())

@@ -36,6 +36,9 @@ std::string candidate::validate(const workload& w) const
     }
     for (const auto& [name, value] : defines)
     {
+        // The rule from_json reads candidates back with: what is accepted here must stay readable.
+        if (!is_c_identifier(name) || is_reserved_word(name))
+            return "defines: '" + name + "' is not a valid macro name";
         // A -D define named like a kernel parameter would rewrite the kernel's own signature, and
         // one named like a case value would make launch expressions ambiguous.
         if (w.sig.find(name))

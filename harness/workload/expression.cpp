@@ -1,5 +1,7 @@
 #include "harness/workload/expression.hpp"
 
+#include "harness/core/utf8_text.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
@@ -62,10 +64,11 @@ using node_ptr = std::shared_ptr<const expression::node>;
 // message over several lines.
 std::string quoted(std::string_view text)
 {
+    constexpr std::size_t shown = 200;  // a model's 4,000-character expression is not repeated whole
     std::string out = "'";
-    for (char c : text)
+    for (char c : utf8_prefix(text, shown))
         out += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
-    out += "'";
+    out += text.size() > shown ? "...'" : "'";
     return out;
 }
 
@@ -109,6 +112,23 @@ public:
 private:
     std::string_view text_;
     std::size_t pos_ = 0;
+    int depth_ = 0;
+
+    // Parentheses, calls and unary operators nest by recursion: a model's "((((...))))" or
+    // "- - - ... 1" of a few thousand levels used to overflow the stack and kill the engine.
+    struct nesting
+    {
+        explicit nesting(parser& p) : p_(p)
+        {
+            if (++p_.depth_ > expression::max_nesting)
+                fail(p_.text_,
+                     "nested more than " + std::to_string(expression::max_nesting) + " levels deep");
+        }
+        ~nesting() { --p_.depth_; }
+        nesting(const nesting&) = delete;
+        nesting& operator=(const nesting&) = delete;
+        parser& p_;
+    };
 
     std::size_t column() const { return pos_ + 1; }
 
@@ -210,6 +230,7 @@ private:
         const std::size_t col = column();
         if (accept("-") || accept("!"))
         {
+            const nesting guard(*this);
             const bool neg = text_[col - 1] == '-';
             auto n = std::make_shared<expression::node>();
             n->kind = neg ? node_kind::negate : node_kind::logical_not;
@@ -229,6 +250,7 @@ private:
         const char c = text_[pos_];
         if (c == '(')
         {
+            const nesting guard(*this);
             ++pos_;
             auto inner = parse_or();
             if (!accept(")"))
@@ -296,6 +318,7 @@ private:
             fail(text_,
                  "unknown function '" + name + "' at column " + std::to_string(col) +
                      " (known: ceil_div, min, max)");
+        const nesting guard(*this);
         ++pos_;  // '('
         auto n = std::make_shared<expression::node>();
         n->kind = node_kind::call;
@@ -472,6 +495,11 @@ expression::expression() : text_("0")
 
 expression expression::parse(std::string_view text)
 {
+    // The length bounds the tree, and with it the recursion of evaluating and freeing it: a flat
+    // "0+0+...+0" of 100,000 terms is a chain that deep.
+    if (text.size() > max_length)
+        throw expression_error("expression of " + std::to_string(text.size()) + " characters: at most " +
+                               std::to_string(max_length) + " are accepted");
     parser p(text);
     expression e;
     e.root_ = p.parse_all();

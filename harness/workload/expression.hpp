@@ -33,7 +33,14 @@ class expression
 public:
     /// The expression "0".
     expression();
-    /// Parses text; throws expression_error on a syntax error.
+    /// The longest text parse accepts, and the deepest nesting of parentheses, calls and unary
+    /// operators: expressions come from workloads and from models' launch plans, and both bound the
+    /// recursion of parsing, evaluating and freeing the tree.
+    static constexpr std::size_t max_length = 4096;
+    static constexpr int max_nesting = 64;
+
+    /// Parses text; throws expression_error on a syntax error, a text longer than max_length or a
+    /// nesting deeper than max_nesting.
     static expression parse(std::string_view text);
     /// A constant.
     static expression constant(std::int64_t value);

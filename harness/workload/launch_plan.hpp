@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 
 namespace warpsmith
@@ -21,7 +22,15 @@ struct launch_dims
     std::array<std::int64_t, 3> block{1, 1, 1};
     std::int64_t shared_bytes = 0;
 
-    std::int64_t threads_per_block() const { return block[0] * block[1] * block[2]; }
+    /// The product of the block's dimensions; INT64_MAX where it overflows (a model's block of
+    /// 2^32 x 2^32 x 4 is refused later, but must not be undefined behaviour on the way).
+    std::int64_t threads_per_block() const
+    {
+        std::int64_t xy = 0, xyz = 0;
+        if (__builtin_mul_overflow(block[0], block[1], &xy) || __builtin_mul_overflow(xy, block[2], &xyz))
+            return std::numeric_limits<std::int64_t>::max();
+        return xyz;
+    }
     friend bool operator==(const launch_dims&, const launch_dims&) = default;
 };
 

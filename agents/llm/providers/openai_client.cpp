@@ -4,6 +4,7 @@
 #include "agents/llm/provider_errors.hpp"
 #include "agents/llm/responses_mapping.hpp"
 #include "harness/core/error.hpp"
+#include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
 #include "harness/core/secret_redaction.hpp"
 
@@ -216,7 +217,7 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
             hr.headers.emplace_back("OpenAI-Organization", opts_.organization);
         if (!opts_.project.empty())
             hr.headers.emplace_back("OpenAI-Project", opts_.project);
-        hr.body = json::serialize(body);
+        hr.body = to_json_text(body);
         hr.timeout = opts_.request_timeout;
         trace.request_headers = http::format_headers_redacted(hr.headers);
         trace.t_send = clock_type::now();
@@ -295,8 +296,8 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
         {
             if (resp.model.empty())
                 resp.model = req.model;
-            resp.usage =
-                opts_.prices->priced(opts_.prices->find(req.model) ? req.model : resp.model, resp.usage);
+            resp.usage = opts_.prices->priced(opts_.prices->find(req.model) ? req.model : resp.model,
+                                              resp.usage.plausible());
             resp.trace = trace;
             resp.record = notify(req, &resp, trace);
             co_return resp;

@@ -624,4 +624,123 @@ BOOST_AUTO_TEST_CASE(hosted_web_search_is_limited_to_nvidia_docs_cited_and_bille
     BOOST_TEST(t.cost("unknown-model", u) == 0.05, boost::test_tools::tolerance(1e-12));
 }
 
+namespace
+{
+
+// A model (or a server that ignores tool_choice "none") scripted reply by reply.
+class scripted_model final : public model_client
+{
+public:
+    std::function<model_response(const model_request&)> answer;
+    int requests = 0;
+    std::string provider() const override { return "openai-chat"; }
+    std::string model() const override { return "m"; }
+    bool structured_output() const override { return false; }
+    boost::asio::awaitable<model_response> complete(model_request req) override
+    {
+        ++requests;
+        co_return answer(req);
+    }
+};
+
+class echo_tools final : public tool_executor
+{
+public:
+    std::size_t output_bytes = 10;
+    int executed = 0;
+    std::vector<tool_definition> definitions() const override { return kernel_tool_definitions(false); }
+    boost::asio::awaitable<std::string> execute(const tool_call&) override
+    {
+        ++executed;
+        co_return std::string("\"") + std::string(output_bytes, 'x') + "\"";
+    }
+};
+
+model_response tool_calls_reply(std::size_t n)
+{
+    model_response r;
+    for (std::size_t i = 0; i < n; ++i)
+        r.tool_calls.push_back(tool_call{"call_" + std::to_string(i), "gpu_properties", "{}"});
+    return r;
+}
+
+}  // namespace
+
+// A model that calls tools for ever, or a thousand at once, ends its turn: calls after the tools
+// were withdrawn and answers with too many calls count as follow-ups (a server that ignored
+// tool_choice "none" made 386 requests in 20 s, each larger than the last).
+BOOST_AUTO_TEST_CASE(an_exchange_ends_when_the_model_keeps_calling_tools)
+{
+    answer_validator validate = [](const model_response&) { return std::vector<std::string>{}; };
+    repair_renderer repair = [](const std::vector<std::string>& p) { return "fix: " + p.front(); };
+    exchange_settings settings;  // 4 tool rounds, 2 follow-ups, 16 calls per answer
+    {
+        scripted_model model;
+        model.answer = [](const model_request&) { return tool_calls_reply(1); };
+        echo_tools tools;
+        model_request req;
+        req.model = "m";
+        std::string error;
+        try
+        {
+            (void)run_coro(
+                ioc, run_exchange(model, req, &tools, validate, repair, nullptr, nullptr, settings), 60s);
+        }
+        catch (const std::runtime_error& e)
+        {
+            error = e.what();
+        }
+        BOOST_TEST(contains(error, "called tools after they were withdrawn"));
+        BOOST_TEST(tools.executed == 4);
+        BOOST_TEST(model.requests == 4 + 3);  // 4 rounds run, then 3 withdrawn turns
+    }
+    {
+        // Twenty thousand calls in one answer: none is run, the model is told, the next answer counts.
+        scripted_model model;
+        int turn = 0;
+        model.answer = [&](const model_request& req)
+        {
+            if (turn++ == 0)
+                return tool_calls_reply(20000);
+            BOOST_TEST(contains(req.messages.back().content, "the answer made 20000 tool calls; at most 16"));
+            model_response r;
+            r.text = "fine";
+            return r;
+        };
+        echo_tools tools;
+        model_request req;
+        req.model = "m";
+        auto outcome = run_coro(
+            ioc, run_exchange(model, req, &tools, validate, repair, nullptr, nullptr, settings), 60s);
+        BOOST_TEST(outcome.accepted);
+        BOOST_TEST(outcome.answer_repairs == 1);
+        BOOST_TEST(tools.executed == 0);
+        BOOST_TEST(outcome.tool_calls == 0);
+    }
+    {
+        // A tool's answer beyond the cap reaches the model as an error, not as 1 MB of text.
+        scripted_model model;
+        std::string seen;
+        int turn = 0;
+        model.answer = [&](const model_request& req)
+        {
+            if (turn++ == 0)
+                return tool_calls_reply(1);
+            seen = req.messages.back().content;
+            model_response r;
+            r.text = "fine";
+            return r;
+        };
+        echo_tools tools;
+        tools.output_bytes = 1 << 20;
+        model_request req;
+        req.model = "m";
+        auto outcome = run_coro(
+            ioc, run_exchange(model, req, &tools, validate, repair, nullptr, nullptr, settings), 60s);
+        BOOST_TEST(outcome.accepted);
+        BOOST_TEST(seen.size() < 200u);
+        BOOST_TEST(contains(seen, "more than 65536; ask for less"));
+    }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

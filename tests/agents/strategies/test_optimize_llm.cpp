@@ -319,7 +319,15 @@ BOOST_AUTO_TEST_CASE(description_to_search_with_branches_in_parallel_then_replay
     // --resume rebuilds the provider and strategy from run.json and appends to llm/.
     const int proposed = count_events(run, "proposed");
     const auto records_before = std::distance(fs::directory_iterator(run / "llm"), fs::directory_iterator());
-    auto res = optimize(tmp.path(), {"--resume", run.string(), "--max-iterations", "3"});
+    // The loopback server run.json names is confirmed like any other (a local listener would get
+    // the key): refused without --base-url, resumed with it.
+    auto unconfirmed = optimize(tmp.path(), {"--resume", run.string(), "--max-iterations", "3"});
+    BOOST_TEST(unconfirmed.code == 2, unconfirmed.err);
+    BOOST_TEST(contains(unconfirmed.err, "only when you give --base-url " + server.base_url() + " again"),
+               unconfirmed.err);
+    BOOST_TEST(server.request_count() == requests);
+    auto res = optimize(tmp.path(),
+                        {"--resume", run.string(), "--max-iterations", "3", "--base-url", server.base_url()});
     BOOST_REQUIRE_MESSAGE(res.code == 0, res.err);
     BOOST_TEST(count_events(run, "proposed") > proposed);
     BOOST_TEST(std::distance(fs::directory_iterator(run / "llm"), fs::directory_iterator()) > records_before);
@@ -330,7 +338,8 @@ BOOST_AUTO_TEST_CASE(description_to_search_with_branches_in_parallel_then_replay
     auto& recorded_llm = priced.as_object()["config"].as_object()["llm"].as_object();
     recorded_llm["price_table"] = (tmp.path() / "victim.json").string();
     write_json_file(run / "run.json", priced);
-    auto unpriced = optimize(tmp.path(), {"--resume", run.string(), "--max-iterations", "4"});
+    auto unpriced = optimize(
+        tmp.path(), {"--resume", run.string(), "--max-iterations", "4", "--base-url", server.base_url()});
     BOOST_TEST(unpriced.code == 2, unpriced.err);
     BOOST_TEST(contains(unpriced.err, "config.llm.price_table is '"), unpriced.err);
     BOOST_TEST(contains(unpriced.err, "--resume uses it only when you give --price-table"), unpriced.err);

@@ -29,6 +29,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 
 using namespace warpsmith;
 using namespace warpsmith::test;
@@ -224,9 +225,27 @@ BOOST_AUTO_TEST_CASE(long_runs_of_spaces_in_a_kernel_are_read_without_overflowin
     BOOST_TEST(f.vector_width == 4);
     BOOST_TEST(f.register_tiling);
     BOOST_TEST(f.shared_memory);
-    BOOST_TEST(llm::check_kernel_contract(
-                   "extern" + spaces + "\"C\"" + spaces + "__global__ void k(float* y) {}", "k")
-                   .empty());
+    // Under the 256 KiB a model's kernel may have; above it, that is the one problem, before any scan.
+    const std::string run(120000, ' ');
+    BOOST_TEST(
+        llm::check_kernel_contract("extern" + run + "\"C\"" + run + "__global__ void k(float* y) {}", "k")
+            .empty());
+    const auto big = llm::check_kernel_contract(
+        "extern" + spaces + "\"C\"" + spaces + "__global__ void k(float* y) {}", "k");
+    BOOST_REQUIRE_EQUAL(big.size(), 1u);
+    BOOST_TEST(big.front().find("a kernel may have at most 262144") != std::string::npos, big.front());
+}
+
+// Repeated declarations that never end made the scan quadratic on the event loop (400 KB took
+// 5.7 s, 1.5 MB the whole wall-clock budget); it now reads the source about once. (Its cost is
+// measured by no test: this one checks that such a source is read, and stays under CTest's limit.)
+BOOST_AUTO_TEST_CASE(unterminated_declarations_are_read)
+{
+    std::string source = "extern \"C\" __global__ void k(float* y) { y[0] = 1; }\n";
+    for (int i = 0; i < 10000; ++i)
+        source += "__global__ extern \"C\" { ";
+    BOOST_REQUIRE(source.size() < llm::max_kernel_source_bytes);
+    BOOST_TEST(llm::check_kernel_contract(source, "k").empty());
 }
 
 BOOST_AUTO_TEST_CASE(occupancy_estimates)
@@ -818,9 +837,13 @@ BOOST_AUTO_TEST_CASE(a_resumed_run_sends_the_key_only_where_the_command_line_con
             return e.what();
         }
     };
-    // The user's own defaults, and loopback servers, need nothing.
+    // The user's own defaults need nothing; a loopback server is confirmed like any other (another
+    // user of the machine can listen there).
     BOOST_TEST(confirm(resumed("", "OPENAI_API_KEY", "openai"), {}) == "");
-    BOOST_TEST(confirm(resumed("http://127.0.0.1:8000/v1", "OPENAI_API_KEY", "openai-chat"), {}) == "");
+    BOOST_TEST(contains(confirm(resumed("http://127.0.0.1:8000/v1", "OPENAI_API_KEY", "openai-chat"), {}),
+                        "only when you give --base-url http://127.0.0.1:8000/v1 again"));
+    BOOST_TEST(confirm(resumed("http://127.0.0.1:8000/v1", "OPENAI_API_KEY", "openai-chat"),
+                       {"--base-url", "http://127.0.0.1:8000/v1"}) == "");
 
     const auto far = resumed("https://attacker.example/v1", "OPENAI_API_KEY", "openai");
     const std::string refused = confirm(far, {});

@@ -139,6 +139,10 @@ BOOST_AUTO_TEST_CASE(a_suite_plans_every_run_in_seed_order)
     BOOST_TEST(has(model, {"--provider", "openai-chat", "--strategy", "refine"}));
     BOOST_TEST(has(model, {"--base-url=http://127.0.0.1:8000/v1", "--model=qwen"}));
     BOOST_TEST(has(model, {"--max-tool-rounds=2"}));
+    // The server the suite names gets no API key (a local listener on a shared machine would);
+    // runs without a suite base-url keep the user's.
+    BOOST_TEST(has(model, {"--no-api-key"}));
+    BOOST_TEST(!has(scripted, {"--no-api-key"}));
 }
 
 BOOST_AUTO_TEST_CASE(bad_suites_are_one_line_errors_naming_the_field)

@@ -327,6 +327,33 @@ BOOST_AUTO_TEST_CASE(redaction_replaces_every_registered_secret)
                R"(sk-test-SECRET12 \u0073)");
 }
 
+// A server or gateway may echo the key transformed (found by an adversarial review, each reaching
+// stderr, the journal and llm/): base64 of "Bearer <key>", the key wrapped over two lines, HTML
+// character references, percent-encoding, JSON's \/.
+BOOST_AUTO_TEST_CASE(redaction_sees_the_key_encoded_wrapped_or_escaped)
+{
+    const std::string key = "sk-proj-TESTKEY-abcdef0123456789";
+    const auto redacted = [&](const std::string& text) { return redact_values(text, {key}); };
+    // base64 at each alignment, standard and URL-safe: what is left cannot hold the key's bytes.
+    for (const std::string encoded : {"QmVhcmVyIHNrLXByb2otVEVTVEtFWS1hYmNkZWYwMTIzNDU2Nzg5",
+                                      "eHNrLXByb2otVEVTVEtFWS1hYmNkZWYwMTIzNDU2Nzg5",
+                                      "c2stcHJvai1URVNUS0VZLWFiY2RlZjAxMjM0NTY3ODk=",
+                                      "eHlzay1wcm9qLVRFU1RLRVktYWJjZGVmMDEyMzQ1Njc4OT8-"})
+    {
+        const std::string out = redacted("we got " + encoded + " back");
+        BOOST_TEST(out.find("[REDACTED]") != std::string::npos, out);
+        BOOST_TEST(out.size() <= std::string("we got ").size() + 10 + redacted_marker.size() + 8 + 5, out);
+    }
+    BOOST_TEST(redacted("Bearer sk-proj-TESTKEY-\n   abcdef0123456789.") == "Bearer [REDACTED].");
+    BOOST_TEST(redacted("sk&#45;proj&#x2d;TESTKEY&#45;abcdef0123456789") == "[REDACTED]");
+    const std::string slashed = "sk-TESTKEY/ab+cd=ef0123456789";
+    BOOST_TEST(redact_values("?k=sk-TESTKEY%2Fab%2Bcd%3Def0123456789&x", {slashed}) == "?k=[REDACTED]&x");
+    BOOST_TEST(redact_values(R"({"k": "sk\u002DTESTKEY\/ab+cd=ef0123456789"})", {slashed}) ==
+               R"({"k": "[REDACTED]"})");
+    // Ordinary text stays.
+    BOOST_TEST(redacted("sk-proj TESTKEY abcdef") == "sk-proj TESTKEY abcdef");
+}
+
 BOOST_AUTO_TEST_CASE(the_sandbox_rules_name_the_toolkit_and_the_writable_directories)
 {
     const auto rules = compile_sandbox_rules("/tmp/sandbox-x", fs::path("/tmp/cache-x"));

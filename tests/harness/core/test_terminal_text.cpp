@@ -20,7 +20,21 @@ BOOST_AUTO_TEST_CASE(control_characters_are_written_out)
     BOOST_TEST(terminal_text("\xe2\x82\xac \xc2\xa0 \xc3\xa9") == "\xe2\x82\xac \xc2\xa0 \xc3\xa9");
     // Lines and tabs stay: log messages may span lines.
     BOOST_TEST(terminal_text("log:\n\tx") == "log:\n\tx");
-    BOOST_TEST(terminal_text("trailing \xc2") == "trailing \xc2");
+    // Bytes that are not UTF-8 are written out: a lone 0x9b is CSI to a terminal in an 8-bit mode.
+    BOOST_TEST(terminal_text("trailing \xc2") == "trailing \\xc2");
+    BOOST_TEST(terminal_text("raw \x9b"
+                             "31mRED \xff") == "raw \\x9b31mRED \\xff");
+}
+
+// Bidirectional controls show text in another order than it is read (a kernel's #error line,
+// a provider's error body): written out as \uNNNN.
+BOOST_AUTO_TEST_CASE(bidirectional_controls_are_written_out)
+{
+    BOOST_TEST(terminal_text("ok \xe2\x80\xae;gnihton") == "ok \\u202e;gnihton");
+    BOOST_TEST(terminal_text("\xe2\x81\xa6x\xe2\x81\xa9 \xe2\x80\x8f \xd8\x9c") ==
+               "\\u2066x\\u2069 \\u200f \\u061c");
+    // Neighbours of those ranges are ordinary text.
+    BOOST_TEST(terminal_text("\xe2\x80\x94 \xe2\x80\xaf") == "\xe2\x80\x94 \xe2\x80\xaf");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -192,4 +192,35 @@ BOOST_AUTO_TEST_CASE(evaluation_errors)
                "expression 'ceil_div(M,K)': int64 overflow in 'ceil_div' at column 1");
 }
 
+// Expressions come from models' launch plans: nesting and length are bounded before the recursion
+// of parsing, evaluating or freeing the tree can overflow the stack (a reply of 5,000 nested
+// parentheses, or a flat "0+0+...", used to crash the engine with SIGSEGV).
+BOOST_AUTO_TEST_CASE(nesting_and_length_are_bounded)
+{
+    const std::string deep_ok = std::string(64, '(') + "1" + std::string(64, ')');
+    BOOST_TEST(eval(deep_ok) == 1);
+    const std::string too_deep = std::string(65, '(') + "1" + std::string(65, ')');
+    BOOST_TEST(parse_error(too_deep).find("nested more than 64 levels deep") != std::string::npos);
+    BOOST_TEST(parse_error(std::string(5000, '(') + "1").find("characters: at most 4096") !=
+               std::string::npos);
+
+    std::string minus;
+    for (int i = 0; i < 65; ++i)
+        minus += "- ";
+    BOOST_TEST(parse_error(minus + "1").find("nested more than 64 levels deep") != std::string::npos);
+    std::string calls;
+    for (int i = 0; i < 65; ++i)
+        calls += "min(";
+    calls += "1" + std::string(65, ')');
+    BOOST_TEST(parse_error(calls).find("nested more than 64 levels deep") != std::string::npos);
+
+    std::string chain = "0";
+    while (chain.size() + 2 <= expression::max_length)
+        chain += "+1";
+    BOOST_TEST(eval(chain) == static_cast<std::int64_t>((chain.size() - 1) / 2));
+    BOOST_TEST(parse_error(chain + "+1").find("at most 4096 are accepted") != std::string::npos);
+    // The message quotes the start of a long expression, not all of it.
+    BOOST_TEST(parse_error(too_deep + std::string(300, ' ')).size() < 300u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,147 @@
+#include "harness/core/utf8_text.hpp"
+
+#include <cstdio>
+
+namespace warpsmith
+{
+
+namespace
+{
+
+bool continuation(unsigned char c)
+{
+    return (c & 0xc0) == 0x80;
+}
+
+void append_u_escape(std::string& out, char32_t c)
+{
+    char text[8];
+    std::snprintf(text, sizeof text, "\\u%04x", static_cast<unsigned>(c));
+    out += text;
+}
+
+}  // namespace
+
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i)
+{
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = at(i);
+    if (c < 0x80)
+        return 1;
+    std::size_t n = 0;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4;
+    else
+        return 0;  // a continuation byte, an overlong lead (C0, C1) or above U+10FFFF (F5..FF)
+    if (i + n > s.size())
+        return 0;
+    for (std::size_t k = 1; k < n; ++k)
+        if (!continuation(at(i + k)))
+            return 0;
+    const unsigned char second = at(i + 1);
+    if (c == 0xe0 && second < 0xa0)
+        return 0;  // overlong
+    if (c == 0xed && second > 0x9f)
+        return 0;  // a surrogate
+    if (c == 0xf0 && second < 0x90)
+        return 0;  // overlong
+    if (c == 0xf4 && second > 0x8f)
+        return 0;  // above U+10FFFF
+    return n;
+}
+
+char32_t utf8_code_point(std::string_view s, std::size_t i, std::size_t n)
+{
+    const auto at = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[k])); };
+    switch (n)
+    {
+        case 1:
+            return at(i);
+        case 2:
+            return ((at(i) & 0x1f) << 6) | (at(i + 1) & 0x3f);
+        case 3:
+            return ((at(i) & 0x0f) << 12) | ((at(i + 1) & 0x3f) << 6) | (at(i + 2) & 0x3f);
+        default:
+            return ((at(i) & 0x07) << 18) | ((at(i + 1) & 0x3f) << 12) | ((at(i + 2) & 0x3f) << 6) |
+                   (at(i + 3) & 0x3f);
+    }
+}
+
+std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes)
+{
+    if (s.size() <= max_bytes)
+        return s;
+    std::size_t cut = max_bytes;
+    // Back off over continuation bytes (at most three in well-formed text) to a character's start.
+    for (int k = 0; k < 3 && cut > 0 && continuation(static_cast<unsigned char>(s[cut])); ++k)
+        --cut;
+    if (continuation(static_cast<unsigned char>(s[cut])))
+        cut = max_bytes;  // not UTF-8 here anyway: cut where asked, valid_utf8 repairs it
+    return s.substr(0, cut);
+}
+
+std::string valid_utf8(std::string_view s)
+{
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();)
+    {
+        const std::size_t n = utf8_sequence_length(s, i);
+        if (n == 0)
+        {
+            out += "\xef\xbf\xbd";
+            ++i;
+        }
+        else
+        {
+            out.append(s.substr(i, n));
+            i += n;
+        }
+    }
+    return out;
+}
+
+bool is_bidi_control(char32_t c)
+{
+    return c == 0x061c || c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) ||
+           (c >= 0x2066 && c <= 0x2069);
+}
+
+std::string json_safe_text(std::string_view serialized)
+{
+    std::string out;
+    out.reserve(serialized.size());
+    for (std::size_t i = 0; i < serialized.size();)
+    {
+        const auto c = static_cast<unsigned char>(serialized[i]);
+        if (c < 0x80)
+        {
+            if (c == 0x7f)
+                out += "\\u007f";
+            else
+                out += static_cast<char>(c);
+            ++i;
+            continue;
+        }
+        const std::size_t n = utf8_sequence_length(serialized, i);
+        if (n == 0)
+        {
+            out += "\\ufffd";
+            ++i;
+            continue;
+        }
+        const char32_t cp = utf8_code_point(serialized, i, n);
+        if ((cp >= 0x80 && cp <= 0x9f) || is_bidi_control(cp) || cp == 0x2028 || cp == 0x2029)
+            append_u_escape(out, cp);
+        else
+            out.append(serialized.substr(i, n));
+        i += n;
+    }
+    return out;
+}
+
+}  // namespace warpsmith
