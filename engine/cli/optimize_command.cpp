@@ -114,10 +114,10 @@ void check_flags(const optimize_args& a)
                              "--resume continues a run with its own workload and search settings");
         // --base-url and --api-key-env may repeat run.json's values: the confirmation
         // llm_options::confirm_resumed_endpoint asks for; --replay-from, --price-table and
-        // --candidates the one confirm_resumed_path asks for.
+        // --candidates the one confirm_resumed_path asks for. --no-api-key only sends less.
         for (const std::string& flag : a.llm.given_llm_flags())
             if (flag != "--base-url" && flag != "--api-key-env" && flag != "--replay-from" &&
-                flag != "--price-table")
+                flag != "--price-table" && flag != "--no-api-key")
                 throw user_error("--resume continues a run with its own model settings; " + flag +
                                  " cannot be combined with it");
         return;
@@ -222,6 +222,10 @@ optimize_plan prepare(const optimize_args& a)
         p.provider = provider_options::from_config(config, origin);
         // The client is built for config.provider.name (model_options), whatever config.llm says.
         p.provider.model_options().confirm_resumed_endpoint(a.llm, origin);
+        // A run that sent no key keeps sending none (run.json's no_api_key), and --no-api-key makes
+        // any resumed run keyless: whatever run.json says, the user can be sure none is sent.
+        if (a.llm.no_api_key)
+            p.provider.llm.no_api_key = true;
         // Paths run.json names are read only when the user names them again.
         const auto confirm = [&](const char* field,
                                  const char* flag,

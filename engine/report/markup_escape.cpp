@@ -2,8 +2,6 @@
 
 #include "harness/core/utf8_text.hpp"
 
-#include <cstdio>
-
 namespace warpsmith::report
 {
 
@@ -27,12 +25,8 @@ std::string escape(std::string_view s, bool xml)
             const char32_t cp = n == 0 ? 0 : utf8_code_point(s, i, n);
             if (n == 0 || cp == 0xfffe || cp == 0xffff)
                 out += "\xef\xbf\xbd";
-            else if (is_bidi_control(cp))
-            {
-                char name[12];
-                std::snprintf(name, sizeof name, "\\u%04x", static_cast<unsigned>(cp));
-                out += name;
-            }
+            else if (is_invisible_format(cp))
+                out += code_point_escape(cp);
             else
                 out.append(s.substr(i, n));
             i += n == 0 ? 1 : n;

@@ -11,12 +11,13 @@ namespace warpsmith::report
 {
 
 /// XML text and attribute escaping (& < > " '); control characters other than tab and newline
-/// become spaces; bytes that are not UTF-8 and U+FFFE/U+FFFF become U+FFFD; bidirectional
-/// controls (U+202E, ...) are written out as \uNNNN.
+/// become spaces; bytes that are not UTF-8 and U+FFFE/U+FFFF become U+FFFD; invisible and
+/// reordering characters (is_invisible_format: U+202E, U+200B, ...) are written out as \uNNNN.
 std::string xml_escape(std::string_view s);
 
 /// HTML text and attribute escaping (& < > " '); bytes that are not UTF-8 and U+FFFE/U+FFFF
-/// become U+FFFD and bidirectional controls are written out as \uNNNN; everything else is kept.
+/// become U+FFFD and invisible and reordering characters are written out as \uNNNN; everything
+/// else is kept.
 std::string html_escape(std::string_view s);
 
 /// A relative path as a URL path ("profiles/c0007-4096 x.json" -> "profiles/c0007-4096%20x.json"):

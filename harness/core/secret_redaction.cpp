@@ -36,6 +36,26 @@ std::optional<std::pair<unsigned, std::size_t>> escaped_char(std::string_view te
         }
         return std::pair<unsigned, std::size_t>{value, 6};
     }
+    if (pos + 2 < text.size() && text[pos] == '&' && text[pos + 1] != '#')
+    {
+        // The named references of the characters keys are made of.
+        static constexpr std::pair<std::string_view, char> named[] = {{"&hyphen;", '-'},
+                                                                      {"&dash;", '-'},
+                                                                      {"&sol;", '/'},
+                                                                      {"&plus;", '+'},
+                                                                      {"&equals;", '='},
+                                                                      {"&lowbar;", '_'},
+                                                                      {"&period;", '.'},
+                                                                      {"&colon;", ':'},
+                                                                      {"&percnt;", '%'},
+                                                                      {"&num;", '#'},
+                                                                      {"&amp;", '&'},
+                                                                      {"&tilde;", '~'}};
+        for (const auto& [name, c] : named)
+            if (text.substr(pos, name.size()) == name)
+                return std::pair<unsigned, std::size_t>{static_cast<unsigned char>(c), name.size()};
+        return std::nullopt;
+    }
     if (pos + 3 < text.size() && text[pos] == '&' && text[pos + 1] == '#')
     {
         const bool hex = text[pos + 2] == 'x' || text[pos + 2] == 'X';
@@ -57,29 +77,55 @@ std::optional<std::pair<unsigned, std::size_t>> escaped_char(std::string_view te
     return std::nullopt;
 }
 
-bool is_wrap_space(char c)
+// What a server's page may put inside a key it echoes without changing it: spaces and line
+// breaks, JSON's \n \r \t, an HTML <br>, and the invisible characters that break a line or a
+// word (U+00AD, U+200B..U+200D, U+2060, U+FEFF). The length at text[pos], 0 for none.
+std::size_t wrap_length(std::string_view text, std::size_t pos)
 {
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+    const char c = text[pos];
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+        return 1;
+    const std::string_view rest = text.substr(pos);
+    for (const std::string_view w : {std::string_view("\\n"),
+                                     std::string_view("\\r"),
+                                     std::string_view("\\t"),
+                                     std::string_view("<br>"),
+                                     std::string_view("<br/>"),
+                                     std::string_view("<br />"),
+                                     std::string_view("\xc2\xad"),
+                                     std::string_view("\xe2\x80\x8b"),
+                                     std::string_view("\xe2\x80\x8c"),
+                                     std::string_view("\xe2\x80\x8d"),
+                                     std::string_view("\xe2\x81\xa0"),
+                                     std::string_view("\xef\xbb\xbf")})
+        if (rest.substr(0, w.size()) == w)
+            return w.size();
+    return 0;
 }
 
-// The end of `secret` when it starts at text[pos], each character as it is or escaped
-// (escaped_char), with line breaks and spaces allowed between characters (a key wrapped by a
-// server's error page); npos when it does not start there.
+bool same_letter(char a, char b)
+{
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+}
+
+// The end of `secret` when it starts at text[pos], each character as it is (letters in either
+// case: a page may show the key upper-cased) or escaped (escaped_char), with what wrap_length
+// allows between characters; npos when it does not start there.
 std::size_t match_end(std::string_view text, std::size_t pos, std::string_view secret)
 {
     for (std::size_t k = 0; k < secret.size(); ++k)
     {
         const char c = secret[k];
-        if (k > 0 && pos < text.size() && is_wrap_space(text[pos]) && !is_wrap_space(c))
-            while (pos < text.size() && is_wrap_space(text[pos]))
-                ++pos;
-        if (pos < text.size() && text[pos] == c)
+        if (k > 0 && pos < text.size() && !same_letter(text[pos], c))
+            for (std::size_t w; pos < text.size() && (w = wrap_length(text, pos)) > 0;)
+                pos += w;
+        if (pos < text.size() && same_letter(text[pos], c))
         {
             ++pos;
             continue;
         }
         const auto escaped = pos < text.size() ? escaped_char(text, pos) : std::nullopt;
-        if (!escaped || escaped->first != static_cast<unsigned char>(c))
+        if (!escaped || !same_letter(static_cast<char>(escaped->first), c) || escaped->first > 0x7f)
             return std::string_view::npos;
         pos += escaped->second;
     }
@@ -110,6 +156,20 @@ std::vector<std::string> encoded_forms(std::string_view secret)
     }
     if (percent != secret)
         out.push_back(percent);
+    // Hex, and every byte percent-encoded (matching ignores case, so upper-case hex is found too).
+    std::string hex_form, percent_all;
+    for (const char ch : secret)
+    {
+        static constexpr char hex[] = "0123456789abcdef";
+        const auto c = static_cast<unsigned char>(ch);
+        hex_form += hex[c >> 4];
+        hex_form += hex[c & 15];
+        percent_all += '%';
+        percent_all += hex[c >> 4];
+        percent_all += hex[c & 15];
+    }
+    out.push_back(hex_form);
+    out.push_back(percent_all);
     for (std::size_t align = 0; align < 3; ++align)
     {
         std::string bytes(align, '\0');
@@ -266,7 +326,7 @@ std::string redact_values(std::string_view text, const std::vector<std::string>&
         std::size_t copied = 0;
         for (std::size_t pos = 0; pos < out.size();)
         {
-            const std::size_t end = out[pos] == s[0] || out[pos] == '\\' || out[pos] == '&'
+            const std::size_t end = same_letter(out[pos], s[0]) || out[pos] == '\\' || out[pos] == '&'
                                         ? match_end(out, pos, s)
                                         : std::string::npos;
             if (end == std::string::npos)

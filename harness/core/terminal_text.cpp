@@ -2,8 +2,6 @@
 
 #include "harness/core/utf8_text.hpp"
 
-#include <cstdio>
-
 namespace warpsmith
 {
 
@@ -48,12 +46,8 @@ std::string terminal_text(std::string_view text)
         if (cp <= 0x9f)  // the C1 controls
             for (std::size_t k = 0; k < n; ++k)
                 append_escaped(out, static_cast<unsigned char>(text[i + k]));
-        else if (is_bidi_control(cp))
-        {
-            char name[12];
-            std::snprintf(name, sizeof name, "\\u%04x", static_cast<unsigned>(cp));
-            out += name;
-        }
+        else if (is_invisible_format(cp))
+            out += code_point_escape(cp);
         else
             out.append(text.substr(i, n));
         i += n;

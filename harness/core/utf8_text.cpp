@@ -111,6 +111,48 @@ bool is_bidi_control(char32_t c)
            (c >= 0x2066 && c <= 0x2069);
 }
 
+bool is_invisible_format(char32_t c)
+{
+    if (is_bidi_control(c))
+        return true;
+    struct range
+    {
+        char32_t first, last;
+    };
+    static constexpr range ranges[] = {
+        {0x00ad, 0x00ad},
+        {0x034f, 0x034f},
+        {0x115f, 0x1160},
+        {0x17b4, 0x17b5},
+        {0x180b, 0x180f},
+        {0x200b, 0x200f},
+        {0x2028, 0x202e},
+        {0x2060, 0x206f},
+        {0x3164, 0x3164},
+        {0xfe00, 0xfe0f},
+        {0xfeff, 0xfeff},
+        {0xffa0, 0xffa0},
+        {0xfff0, 0xfffb},
+        {0x1bca0, 0x1bca3},
+        {0x1d173, 0x1d17a},
+        {0xe0000, 0xe0fff},
+    };
+    for (const auto& r : ranges)
+        if (c >= r.first && c <= r.last)
+            return true;
+    return false;
+}
+
+std::string code_point_escape(char32_t c)
+{
+    char text[16];
+    if (c <= 0xffff)
+        std::snprintf(text, sizeof text, "\\u%04x", static_cast<unsigned>(c));
+    else
+        std::snprintf(text, sizeof text, "\\U%08x", static_cast<unsigned>(c));
+    return text;
+}
+
 std::string json_safe_text(std::string_view serialized)
 {
     std::string out;
@@ -135,8 +177,18 @@ std::string json_safe_text(std::string_view serialized)
             continue;
         }
         const char32_t cp = utf8_code_point(serialized, i, n);
-        if ((cp >= 0x80 && cp <= 0x9f) || is_bidi_control(cp) || cp == 0x2028 || cp == 0x2029)
-            append_u_escape(out, cp);
+        if ((cp >= 0x80 && cp <= 0x9f) || is_invisible_format(cp))
+        {
+            if (cp <= 0xffff)
+                append_u_escape(out, cp);
+            else
+            {
+                // JSON escapes a character above U+FFFF as its UTF-16 surrogate pair.
+                const char32_t v = cp - 0x10000;
+                append_u_escape(out, 0xd800 + (v >> 10));
+                append_u_escape(out, 0xdc00 + (v & 0x3ff));
+            }
+        }
         else
             out.append(serialized.substr(i, n));
         i += n;

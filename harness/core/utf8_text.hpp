@@ -31,10 +31,21 @@ std::string valid_utf8(std::string_view s);
 /// U+2066..U+2069): text that contains one can be shown in another order than it is read.
 bool is_bidi_control(char32_t c);
 
+/// Whether c is shown as nothing, or moves what follows: the bidirectional controls, Unicode's
+/// default-ignorable code points (zero-width spaces and joiners, U+2060..U+206F, the soft hyphen,
+/// variation selectors, U+FEFF, Hangul fillers, the tag characters U+E0000..U+E0FFF that can spell
+/// hidden ASCII), the line and paragraph separators U+2028/U+2029 and the interlinear annotation
+/// marks U+FFF9..U+FFFB. Text for a person shows these as escapes (terminal_text, html_escape).
+bool is_invisible_format(char32_t c);
+
+/// "\uNNNN" for c up to U+FFFF, "\UNNNNNNNN" above: how terminals and reports show such a character.
+std::string code_point_escape(char32_t c);
+
 /// Serialized JSON made safe to write and to read back: inside strings, bytes that are not UTF-8
-/// become \ufffd, and DEL, the C1 controls, the bidirectional controls and U+2028/U+2029 become
-/// \u escapes (the same values, but no raw control reaches a terminal, a browser or a JavaScript
-/// reader). Outside strings serialized JSON is ASCII, so nothing there changes.
+/// become \ufffd, and DEL, the C1 controls and the invisible and reordering characters
+/// (is_invisible_format, U+2028/U+2029 among them) become \u escapes (the same values, but no raw control
+/// reaches a terminal, a browser or a JavaScript reader). Outside strings serialized JSON is ASCII, so
+/// nothing there changes.
 std::string json_safe_text(std::string_view serialized);
 
 }  // namespace warpsmith

@@ -296,6 +296,17 @@ asio::awaitable<model_response> openai_client::complete(model_request req)
         {
             if (resp.model.empty())
                 resp.model = req.model;
+            // A server holds the key; an answer that carries it (in a kernel, a rationale, a tool
+            // call) would put it into candidates/, best.cu, the journal and report.html.
+            if (!redact.empty())
+            {
+                resp.text = redact.apply(resp.text);
+                resp.refusal = redact.apply(resp.refusal);
+                for (auto& call : resp.tool_calls)
+                    call.arguments = redact.apply(call.arguments);
+                if (!resp.output_items.empty())
+                    resp.output_items = redact.apply(json::value(resp.output_items)).as_array();
+            }
             resp.usage = opts_.prices->priced(opts_.prices->find(req.model) ? req.model : resp.model,
                                               resp.usage.plausible());
             resp.trace = trace;

@@ -350,6 +350,20 @@ BOOST_AUTO_TEST_CASE(redaction_sees_the_key_encoded_wrapped_or_escaped)
     BOOST_TEST(redact_values("?k=sk-TESTKEY%2Fab%2Bcd%3Def0123456789&x", {slashed}) == "?k=[REDACTED]&x");
     BOOST_TEST(redact_values(R"({"k": "sk\u002DTESTKEY\/ab+cd=ef0123456789"})", {slashed}) ==
                R"({"k": "[REDACTED]"})");
+    // A second review's forms: hex (either case), every byte percent-encoded, upper case, HTML line
+    // breaks, named character references, zero-width spaces.
+    BOOST_TEST(redacted("key 736b2d70726f6a2d544553544b45592d616263646566303132333435363738"
+                        "39 end") == "key [REDACTED] end");
+    BOOST_TEST(redacted("key 736B2D70726F6A2D544553544B45592D61626364656630313233343536373839") ==
+               "key [REDACTED]");
+    BOOST_TEST(redacted("%73%6B%2D%70%72%6F%6A%2D%54%45%53%54%4B%45%59%2D%61%62%63%64%65%66%30%31%32%33%34%"
+                        "35%36%37%38%39") == "[REDACTED]");
+    BOOST_TEST(redacted("SK-PROJ-TESTKEY-ABCDEF0123456789!") == "[REDACTED]!");
+    BOOST_TEST(redacted("sk-proj-TEST<br>KEY-abcdef<br/>0123456789") == "[REDACTED]");
+    BOOST_TEST(redacted("sk&hyphen;proj&dash;TESTKEY&hyphen;abcdef0123456789") == "[REDACTED]");
+    BOOST_TEST(redacted("sk-proj-\xe2\x80\x8bTESTKEY-abc\xc2\xad"
+                        "def0123456789") == "[REDACTED]");
+    BOOST_TEST(redact_values("sk-TESTKEY%2fab%2bcd%3def0123456789", {slashed}) == "[REDACTED]");
     // Ordinary text stays.
     BOOST_TEST(redacted("sk-proj TESTKEY abcdef") == "sk-proj TESTKEY abcdef");
 }

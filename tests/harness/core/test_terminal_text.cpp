@@ -33,6 +33,16 @@ BOOST_AUTO_TEST_CASE(bidirectional_controls_are_written_out)
     BOOST_TEST(terminal_text("ok \xe2\x80\xae;gnihton") == "ok \\u202e;gnihton");
     BOOST_TEST(terminal_text("\xe2\x81\xa6x\xe2\x81\xa9 \xe2\x80\x8f \xd8\x9c") ==
                "\\u2066x\\u2069 \\u200f \\u061c");
+    // Characters shown as nothing: zero-width space, word joiner, BOM, soft hyphen, Hangul filler,
+    // and the tag characters that spell hidden ASCII ("ASCII smuggling").
+    BOOST_TEST(terminal_text("a\xe2\x80\x8b"
+                             "b\xe2\x81\xa0"
+                             "c\xef\xbb\xbf"
+                             "d\xc2\xad"
+                             "e\xe3\x85\xa4"
+                             "f") == "a\\u200bb\\u2060c\\ufeffd\\u00ade\\u3164f");
+    BOOST_TEST(terminal_text("x\xf3\xa0\x81\x81\xf3\xa0\x81\x82") == "x\\U000e0041\\U000e0042");
+    BOOST_TEST(terminal_text("\xe2\x80\xa8") == "\\u2028");
     // Neighbours of those ranges are ordinary text.
     BOOST_TEST(terminal_text("\xe2\x80\x94 \xe2\x80\xaf") == "\xe2\x80\x94 \xe2\x80\xaf");
 }

@@ -83,6 +83,10 @@ BOOST_AUTO_TEST_CASE(json_text_reads_back_whatever_its_strings_held)
         BOOST_TEST(text.find("\\u2028") != std::string::npos);
         BOOST_TEST(back.at("fine").as_string() == "\xe2\x86\x92 \xc3\xa9 \xf0\x9f\x98\x80");
     }
+    // Characters above U+FFFF are escaped as surrogate pairs (a tag character, U+E0041).
+    const std::string tagged = to_json_text(boost::json::value("a\xf3\xa0\x81\x81"));
+    BOOST_TEST(tagged == "\"a\\udb40\\udc41\"");
+    BOOST_TEST(boost::json::parse(tagged).as_string() == "a\xf3\xa0\x81\x81");
     // Files others wrote are read even where they are not UTF-8.
     BOOST_TEST(parse_json("{\"d\": \"caf\xe9\"}", "w.json").at("d").as_string() == "caf\xe9");
 }
