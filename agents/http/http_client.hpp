@@ -78,7 +78,7 @@ struct http_client_options
     /// proxy. Otherwise "http://[user:pw@]host:port", used for every host, loopback included.
     std::optional<std::string> proxy;
 
-    std::size_t max_body_bytes = 64u << 20;        ///< Non-streamed success bodies.
+    std::size_t max_body_bytes = 64u << 20;        ///< Success bodies, streamed or not.
     std::size_t max_error_body_bytes = 64u << 10;  ///< Kept of a non-2xx body (the rest is dropped).
     std::string user_agent;                        ///< Default "warpsmith/<version>".
 };

@@ -134,6 +134,15 @@ asio::awaitable<exchange_result> http_client::impl::exchange(Stream& stream,
             std::string_view piece(chunk.data(), got);
             if (deliver)
             {
+                // A streamed body has the same bound as a whole one: a server's answer of
+                // gigabytes would otherwise be kept in memory and in the records.
+                if (delivered + got > limit)
+                {
+                    auto f =
+                        protocol_failure(transport_failure::other,
+                                         "response body larger than " + std::to_string(limit) + " bytes");
+                    throw attempt_error(f);
+                }
                 delivered += got;
                 consumer->on_data(piece);
             }

@@ -1,5 +1,7 @@
 #include "agents/llm/exchange.hpp"
 
+#include "harness/core/utf8_text.hpp"
+
 #include <boost/json.hpp>
 
 #include <algorithm>
@@ -140,6 +142,15 @@ boost::asio::awaitable<exchange_outcome> run_exchange(model_client& client,
                 ") before it held anything usable; answer more concisely");
         else
             problems = validate(resp);
+        for (auto& problem : problems)
+            if (problem.size() > settings.max_problem_bytes)
+            {
+                // A problem quotes what the model wrote (an entry name of 10 MB went to stderr, the
+                // journal and the next request whole).
+                const std::size_t whole = problem.size();
+                problem = std::string(utf8_prefix(problem, settings.max_problem_bytes)) + "... (" +
+                          std::to_string(whole) + " bytes)";
+            }
         if (problems.size() > settings.max_problems_shown)
         {
             // 200,000 bogus keys made 200,000 problem lines: in the next request, the error and
@@ -180,8 +191,20 @@ boost::asio::awaitable<exchange_outcome> run_exchange(model_client& client,
         ++out.answer_repairs;
         message assistant;
         assistant.role = role::assistant;
-        assistant.content = resp.text;
-        assistant.provider_items = resp.output_items;
+        if (resp.text.size() <= settings.max_echoed_answer_bytes)
+        {
+            assistant.content = resp.text;
+            assistant.provider_items = resp.output_items;
+        }
+        else
+        {
+            // The refused answer goes back to the model so that it can fix it, but not a 20 MB one
+            // in every follow-up: its start, and how much was left out.
+            assistant.content = std::string(utf8_prefix(resp.text, settings.max_echoed_answer_bytes)) +
+                                "\n[... " +
+                                std::to_string(resp.text.size() - settings.max_echoed_answer_bytes) +
+                                " more bytes of this answer left out]";
+        }
         req.messages.push_back(std::move(assistant));
         req.messages.push_back(message::user(repair(problems)));
         if (req.purpose.find("-followup") == std::string::npos)

@@ -29,6 +29,8 @@ struct exchange_settings
     std::size_t max_tool_calls_per_answer = 16;     ///< More calls in one answer: the answer is unusable.
     std::size_t max_tool_output_bytes = 64 * 1024;  ///< A longer tool answer becomes an error.
     std::size_t max_problems_shown = 20;            ///< Problems of one answer told; then "and N more".
+    std::size_t max_problem_bytes = 500;            ///< One problem's text (it quotes the answer).
+    std::size_t max_echoed_answer_bytes = 256 * 1024 + 16 * 1024;  ///< A refused answer sent back.
 };
 
 /// Checks the text of an answer; returns the problems (empty: accepted). Keeps what it parsed.

@@ -227,8 +227,16 @@ merged_workload merge_inferred(const json::object& given,
     if (!has(given, "cases"))
     {
         const auto* cases = need("cases", "correctness and performance cases");
+        // Every case is a request file holding the whole workload in each candidate's folder: 5,000
+        // inferred cases made 7.8 GB per candidate.
+        constexpr std::size_t most_cases = 64;
         if (cases && !cases->is_array())
             problems.push_back("cases: must be an array");
+        else if (cases && cases->get_array().size() > most_cases)
+            problems.push_back("cases: " + std::to_string(cases->get_array().size()) + " cases; at most " +
+                               std::to_string(most_cases) +
+                               " are accepted (a few correctness cases and 1-4 "
+                               "performance cases suffice)");
         else if (cases)
         {
             // Which scalars are floating point (their values go to float_values).

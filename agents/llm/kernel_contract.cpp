@@ -2,6 +2,7 @@
 
 #include <boost/regex.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <unordered_map>
 
@@ -107,11 +108,13 @@ std::vector<std::pair<std::size_t, std::size_t>> extern_c_blocks(const std::stri
     return out;
 }
 
-/// The text of the declaration that ends at `pos` (back to the previous ';', '{' or '}').
-std::string declaration_before(const std::string& code, std::size_t pos)
+/// The text of the declaration that ends at `pos` (back to the previous ';', '{' or '}', and no
+/// further than `floor`: the end of the previous __global__, so that the scans back of all
+/// declarations together read the code about once).
+std::string declaration_before(const std::string& code, std::size_t pos, std::size_t floor)
 {
     std::size_t start = pos;
-    while (start > 0 && code[start - 1] != ';' && code[start - 1] != '}' && code[start - 1] != '{')
+    while (start > floor && code[start - 1] != ';' && code[start - 1] != '}' && code[start - 1] != '{')
         --start;
     return code.substr(start, pos - start);
 }
@@ -132,13 +135,25 @@ bool ident_char(char c)
 std::vector<kernel_decl> kernels(const std::string& code)
 {
     std::vector<kernel_decl> out;
-    const auto blocks = extern_c_blocks(code);
+    // Which bytes lie inside an extern "C" { } block, found once (a loop over the blocks for every
+    // kernel grew with kernels x blocks).
+    std::vector<int> inside_c(code.size() + 1, 0);
+    for (const auto& [b, e] : extern_c_blocks(code))
+    {
+        ++inside_c[b + 1];
+        --inside_c[std::max(e, b + 1)];
+    }
+    for (std::size_t i = 1; i < inside_c.size(); ++i)
+        inside_c[i] += inside_c[i - 1];
     static const boost::regex extern_c(R"re(extern\s+"C")re");
     std::size_t pos = 0;
+    std::size_t previous_end = 0;
     while ((pos = code.find("__global__", pos)) != std::string::npos)
     {
         const std::size_t at = pos;
+        const std::size_t floor = previous_end;
         pos += 10;
+        previous_end = pos;
         if ((at > 0 && ident_char(code[at - 1])) || (pos < code.size() && ident_char(code[pos])))
             continue;
         std::size_t i = pos;
@@ -183,11 +198,8 @@ std::vector<kernel_decl> kernels(const std::string& code)
             continue;
         kernel_decl k;
         k.name = name;
-        const auto decl = declaration_before(code, at) + code.substr(at, i - at);
-        k.extern_c = boost::regex_search(decl, extern_c);
-        for (const auto& [b, e] : blocks)
-            if (at > b && at < e)
-                k.extern_c = true;
+        const auto decl = declaration_before(code, at, floor) + code.substr(at, i - at);
+        k.extern_c = boost::regex_search(decl, extern_c) || inside_c[at] > 0;
         out.push_back(std::move(k));
     }
     return out;

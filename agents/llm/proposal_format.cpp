@@ -379,7 +379,12 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
     if (const auto* r = lenient::value_at(o, "rationale"); r && !r->is_null())
     {
         if (r->is_string())
-            p.rationale = std::string(r->get_string());
+        {
+            // Kept in the journal, history.json and report.html: a 30 MB rationale made each 31 MB.
+            constexpr std::size_t most = 8 * 1024;
+            const std::string_view text = r->get_string();
+            p.rationale = std::string(utf8_prefix(text, most)) + (text.size() > most ? "..." : "");
+        }
         else
             problems.push_back("rationale: must be a string, got " + kind_name(*r));
     }
@@ -430,11 +435,14 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
         {
             if (!w.find_case(case_name))
             {
+                // The workload's names, at most 12 of them (a list per bad key grew with keys x cases).
                 std::string names;
-                for (const auto& wc : w.cases)
-                    names += (names.empty() ? "" : ", ") + wc.name;
-                problems.push_back(where + ": there is no case named '" + case_name + "' (cases: " + names +
-                                   ")");
+                for (std::size_t i = 0; i < w.cases.size() && i < 12; ++i)
+                    names += (names.empty() ? "" : ", ") + w.cases[i].name;
+                if (w.cases.size() > 12)
+                    names += ", and " + std::to_string(w.cases.size() - 12) + " more";
+                problems.push_back(where + ": there is no case named '" +
+                                   std::string(utf8_prefix(case_name, 100)) + "' (cases: " + names + ")");
                 return;
             }
             if (auto plan = read_launch(lv, where + ".launch", problems))

@@ -6,7 +6,10 @@
 #include <boost/regex.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 namespace warpsmith
 {
@@ -109,16 +112,37 @@ kernel_features extract_features(const candidate& cand,
                                  const json::object& device)
 {
     kernel_features f;
-    const std::string code = llm::strip_comments(cand.source);
+    // Features are hints for the model: they are read from the first 64 KiB of the source with its
+    // comments left out and each run of white space made one character (a newline where the run
+    // held one), with bounded repetitions, so that a model's 250 KiB of "float a[" costs no seconds
+    // of the event loop for every candidate of every evolve plan.
+    constexpr std::size_t read_bytes = 64 * 1024;
+    std::string code;
+    {
+        const std::string stripped = llm::strip_comments(cand.source);
+        code.reserve(std::min(stripped.size(), read_bytes));
+        for (std::size_t i = 0; i < stripped.size() && code.size() < read_bytes;)
+        {
+            if (!std::isspace(static_cast<unsigned char>(stripped[i])))
+            {
+                code += stripped[i++];
+                continue;
+            }
+            bool newline = false;
+            for (; i < stripped.size() && std::isspace(static_cast<unsigned char>(stripped[i])); ++i)
+                newline = newline || stripped[i] == '\n';
+            code += newline ? '\n' : ' ';
+        }
+    }
     static const boost::regex shared(R"(__shared__)");
     static const boost::regex vec4(R"(\b(float4|int4|uint4|double2|longlong2|make_float4|__half2x2)\b)");
     static const boost::regex vec2(R"(\b(float2|int2|uint2|half2|__half2|__nv_bfloat162|make_float2)\b)");
     static const boost::regex local_array(
-        R"((^|[;{}\n])\s*(const\s+)?(float|double|int|unsigned|half|__half|__nv_bfloat16|float4|float2)\s+[A-Za-z_]\w*\s*\[[^\]]+\])");
+        R"((^|[;{}\n])\s*(const\s+)?(float|double|int|unsigned|half|__half|__nv_bfloat16|float4|float2)\s+[A-Za-z_]\w{0,63}\s{0,8}\[[^\]\n]{1,64}\])");
     static const boost::regex stage2(R"(__shared__[^;]*\[\s*2\s*\])");
     // Stage buffers: async copies, a STAGES/stage name, or a stage index toggled with & 1 / ^= 1.
     static const boost::regex async_copy(
-        R"(cp\.async|memcpy_async|__pipeline_|cuda::pipeline|\w*(STAGES?|[Ss]tages?)\w*|\(\s*\w+\s*&\s*1\s*\)|\^=\s*1\b)");
+        R"(cp\.async|memcpy_async|__pipeline_|cuda::pipeline|\w{0,32}(STAGES?|[Ss]tages?)|\(\s*\w+\s*&\s*1\s*\)|\^=\s*1\b)");
     static const boost::regex tensor(R"(wmma::|mma\.sync|\bmma_sync\b|wgmma)");
     static const boost::regex shfl(R"(__shfl)");
 
@@ -172,7 +196,10 @@ kernel_features extract_features(const candidate& cand,
         {
             const auto dims = cand.plan_for(c->name).evaluate(cand.launch_variables(*c));
             f.block_threads = dims.threads_per_block();
-            f.shared_bytes = dims.shared_bytes + res.static_shared_bytes;
+            f.shared_bytes =
+                dims.shared_bytes > std::numeric_limits<std::int64_t>::max() - res.static_shared_bytes
+                    ? std::numeric_limits<std::int64_t>::max()
+                    : dims.shared_bytes + res.static_shared_bytes;
             f.shared_memory = f.shared_memory || dims.shared_bytes > 0;
         }
         catch (const std::exception&)

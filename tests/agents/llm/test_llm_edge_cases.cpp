@@ -741,6 +741,44 @@ BOOST_AUTO_TEST_CASE(an_exchange_ends_when_the_model_keeps_calling_tools)
         BOOST_TEST(seen.size() < 200u);
         BOOST_TEST(contains(seen, "more than 65536; ask for less"));
     }
+    {
+        // A refused answer of 2 MB goes back cut, and a problem quoting 1 MB of it is cut too.
+        scripted_model model;
+        std::vector<std::size_t> request_bytes;
+        int turn = 0;
+        model.answer = [&](const model_request& req)
+        {
+            std::size_t bytes = 0;
+            for (const auto& m : req.messages)
+                bytes += m.content.size();
+            request_bytes.push_back(bytes);
+            model_response r;
+            r.text = turn++ < 2 ? std::string(2 << 20, 'x') : "fine";
+            return r;
+        };
+        answer_validator picky = [](const model_response& r)
+        {
+            return r.text == "fine"
+                       ? std::vector<std::string>{}
+                       : std::vector<std::string>{"entry: '" + r.text.substr(0, 1 << 20) + "' is bad"};
+        };
+        std::vector<std::string> told;
+        repair_renderer remember = [&](const std::vector<std::string>& p)
+        {
+            told = p;
+            return "fix: " + p.front();
+        };
+        model_request req;
+        req.model = "m";
+        auto outcome = run_coro(
+            ioc, run_exchange(model, req, nullptr, picky, remember, nullptr, nullptr, settings), 60s);
+        BOOST_TEST(outcome.accepted);
+        BOOST_REQUIRE_EQUAL(request_bytes.size(), 3u);
+        BOOST_TEST(request_bytes[2] < 2 * settings.max_echoed_answer_bytes + 4096);
+        BOOST_REQUIRE_EQUAL(told.size(), 1u);
+        BOOST_TEST(told.front().size() < settings.max_problem_bytes + 40);
+        BOOST_TEST(contains(told.front(), "bytes)"));
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -236,6 +236,21 @@ BOOST_AUTO_TEST_CASE(long_runs_of_spaces_in_a_kernel_are_read_without_overflowin
     BOOST_TEST(big.front().find("a kernel may have at most 262144") != std::string::npos, big.front());
 }
 
+// A model's 250 KiB of unterminated "float a[" made the feature regexes superlinear, for every
+// candidate of every evolve plan; they read a bounded part of the source now, and still find the
+// kernel's features there.
+BOOST_AUTO_TEST_CASE(features_of_a_padded_kernel_are_read)
+{
+    candidate c = bench_candidate("06-vectorized");
+    std::string pad;
+    while (pad.size() < 250000)
+        pad += "\nfloat a[";
+    c.source += "\n#if 0" + pad + "\n#endif\n";
+    const auto f = extract_features(c, resource_usage{}, sgemm(), h200());
+    BOOST_TEST(f.vector_width == 4);
+    BOOST_TEST(f.shared_memory);
+}
+
 // Repeated declarations that never end made the scan quadratic on the event loop (400 KB took
 // 5.7 s, 1.5 MB the whole wall-clock budget); it now reads the source about once. (Its cost is
 // measured by no test: this one checks that such a source is read, and stays under CTest's limit.)
