@@ -216,7 +216,9 @@ merged_workload merge_inferred(const json::object& given,
         if (const auto n = lenient::string_at(a, "name"); n && !n->empty())
         {
             name.clear();
-            for (char c : *n)
+            // At most 64 characters: the name titles the report's heatmap (a 100 KB name made an
+            // image the PNG encoder refused) and goes into every later prompt.
+            for (char c : n->substr(0, 64))
                 name += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_';
         }
         wj["name"] = name;

@@ -510,7 +510,7 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
         {
             // The rule candidate::from_json reads the journal with: a define named "virtual" was
             // accepted here and then made the run's journal unreadable.
-            if (!is_identifier(name) || is_reserved_word(name))
+            if (!is_identifier(name) || is_reserved_word(name) || name.size() > max_macro_name_bytes)
             {
                 problems.push_back(where + ": '" + name + "' is not a valid macro name");
                 return;

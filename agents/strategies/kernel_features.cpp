@@ -139,7 +139,7 @@ kernel_features extract_features(const candidate& cand,
     static const boost::regex vec2(R"(\b(float2|int2|uint2|half2|__half2|__nv_bfloat162|make_float2)\b)");
     static const boost::regex local_array(
         R"((^|[;{}\n])\s*(const\s+)?(float|double|int|unsigned|half|__half|__nv_bfloat16|float4|float2)\s+[A-Za-z_]\w{0,63}\s{0,8}\[[^\]\n]{1,64}\])");
-    static const boost::regex stage2(R"(__shared__[^;]*\[\s*2\s*\])");
+    static const boost::regex stage2(R"(__shared__[^;]{0,256}\[\s*2\s*\])");
     // Stage buffers: async copies, a STAGES/stage name, or a stage index toggled with & 1 / ^= 1.
     static const boost::regex async_copy(
         R"(cp\.async|memcpy_async|__pipeline_|cuda::pipeline|\w{0,32}(STAGES?|[Ss]tages?)|\(\s*\w+\s*&\s*1\s*\)|\^=\s*1\b)");

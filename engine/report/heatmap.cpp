@@ -84,8 +84,10 @@ std::string format_speedup(double s)
 heatmap_model build_heatmap(const run_view& v)
 {
     heatmap_model m;
-    m.title = (v.workload_name.empty() ? std::string("run") : v.workload_name) + " " + v.name +
-              ": speedup over the reference per performance case";
+    // The workload's name is cut: the image is as wide as its title (a 100 KB name, from a
+    // workload anyone may have written, made an image the PNG encoder refused).
+    m.title = fit(v.workload_name.empty() ? std::string("run") : v.workload_name, 80) + " " +
+              fit(v.name, 40) + ": speedup over the reference per performance case";
     m.columns = v.performance_cases();
     const auto ref0 = v.reference_medians();
 

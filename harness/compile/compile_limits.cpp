@@ -22,6 +22,53 @@ std::string mib(std::size_t bytes)
 
 }  // namespace
 
+std::optional<std::string> check_source_nesting(std::string_view source, int most)
+{
+    int braces = 0, parens = 0, brackets = 0;
+    for (std::size_t i = 0; i < source.size(); ++i)
+    {
+        const char c = source[i];
+        if (c == '/' && i + 1 < source.size() && source[i + 1] == '/')
+        {
+            i = source.find('\n', i);
+            if (i == std::string_view::npos)
+                break;
+            continue;
+        }
+        if (c == '/' && i + 1 < source.size() && source[i + 1] == '*')
+        {
+            i = source.find("*/", i + 2);
+            if (i == std::string_view::npos)
+                break;
+            ++i;
+            continue;
+        }
+        if (c == '"' || c == '\'')
+        {
+            for (++i; i < source.size() && source[i] != c && source[i] != '\n'; ++i)
+                if (source[i] == '\\')
+                    ++i;
+            continue;
+        }
+        int* depth = c == '{' || c == '}'   ? &braces
+                     : c == '(' || c == ')' ? &parens
+                     : c == '[' || c == ']' ? &brackets
+                                            : nullptr;
+        if (!depth)
+            continue;
+        if (c == '{' || c == '(' || c == '[')
+        {
+            if (++*depth > most)
+                return "the source nests " + std::string(1, c) + " more than " + std::to_string(most) +
+                       " levels deep (at byte " + std::to_string(i) +
+                       "); the compiler's parser would recurse that deep";
+        }
+        else if (*depth > 0)
+            --*depth;
+    }
+    return std::nullopt;
+}
+
 std::string cubin_too_large(std::size_t bytes, std::size_t limit)
 {
     return "the cubin is " + mib(bytes) + ", above the limit of " + mib(limit) +

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace warpsmith
 {
@@ -35,6 +36,15 @@ inline constexpr std::uint64_t default_compile_memory_mib = 2048;
 /// resource report survive. Shorter logs come back unchanged. Cut after redaction, so that no
 /// key is cut in two where redaction could no longer see it.
 std::string bounded_compile_log(std::string log, std::size_t limit = max_compile_log_bytes);
+
+/// The deepest nesting of braces, parentheses or brackets a source may have before NVRTC sees it:
+/// NVRTC's parser recurses per level, and 10,000 nested `extern "C" {` (120 KB) crashed a process
+/// that compiled in-process (SIGSEGV inside libnvrtc), on every --resume too.
+inline constexpr int max_source_nesting = 256;
+
+/// nullopt, or one line saying that the source nests deeper than `most` (comments and string and
+/// character literals are not counted).
+std::optional<std::string> check_source_nesting(std::string_view source, int most = max_source_nesting);
 
 /// The refusal of a cubin of `bytes` above `limit` (one line, names the limit and the usual cause).
 std::string cubin_too_large(std::size_t bytes, std::size_t limit);

@@ -55,6 +55,10 @@ std::optional<std::string> check_define(std::string_view option)
     std::string_view name = body.substr(0, eq);
     if (!is_identifier(name))
         return "option " + quoted(option) + " refused: the macro name must be an identifier (-DNAME=V)";
+    // A 2 MB macro name was copied into every request file and later prompt.
+    if (name.size() > max_macro_name_bytes)
+        return "option " + quoted(option) + " refused: a macro name of " + std::to_string(name.size()) +
+               " characters (at most " + std::to_string(max_macro_name_bytes) + ")";
     if (eq == std::string_view::npos)
         return std::nullopt;
     std::string_view value = body.substr(eq + 1);

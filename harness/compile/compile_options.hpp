@@ -6,6 +6,7 @@
 // overrides) is refused with a one-line reason. "-lineinfo" and the architecture are always added
 // by the compiler itself. See docs/compile.md.
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -14,6 +15,9 @@
 
 namespace warpsmith
 {
+
+/// The longest macro name a -D option or a candidate's define may have.
+inline constexpr std::size_t max_macro_name_bytes = 128;
 
 /// nullopt when every option is allowed, else one line naming the first refused option.
 std::optional<std::string> check_compile_options(const std::vector<std::string>& options);

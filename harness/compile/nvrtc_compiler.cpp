@@ -1,5 +1,6 @@
 #include "harness/compile/nvrtc_compiler.hpp"
 
+#include "harness/compile/compile_limits.hpp"
 #include "harness/compile/compile_options.hpp"
 #include "harness/compile/compile_sandbox.hpp"
 #include "harness/compile/cubin_symbols.hpp"
@@ -353,6 +354,11 @@ compile_output nvrtc_compiler::compile(const compile_request& request) const
     }
     // Before the cache too: a source that reads a host file is never compiled, and never served.
     if (auto why = check_include_policy(request.source))
+    {
+        out.error = *why;
+        return out;
+    }
+    if (auto why = check_source_nesting(request.source))
     {
         out.error = *why;
         return out;

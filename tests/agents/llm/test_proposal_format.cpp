@@ -173,6 +173,19 @@ BOOST_AUTO_TEST_CASE(precise_reasons_for_broken_documents)
     BOOST_TEST(has_problem(c, "defines[1]: the value of X must be an integer"), all(c));
     BOOST_TEST(has_problem(c, "there is no case named 'no-such-case'"), all(c));
 
+    // Names the journal could not read back, or that would ride along in every request.
+    doc = good_doc();
+    doc["defines"] = json::array{json::object{{"name", "virtual"}, {"value", 1}},
+                                 json::object{{"name", std::string(200, 'D')}, {"value", 1}}};
+    c = validate_proposal(doc, sgemm());
+    BOOST_TEST(has_problem(c, "defines[0]: 'virtual' is not a valid macro name"), all(c));
+    BOOST_TEST(has_problem(c, "defines[1]: '" + std::string(200, 'D') + "' is not a valid macro name"),
+               all(c));
+    doc = good_doc();
+    doc["compile_options"] = json::array{"-D" + std::string(200, 'D') + "=1"};
+    c = validate_proposal(doc, sgemm());
+    BOOST_TEST(has_problem(c, "a macro name of 200 characters (at most 128)"), all(c));
+
     doc = good_doc();
     doc["entry"] = "gemm";
     c = validate_proposal(doc, sgemm());

@@ -1,3 +1,4 @@
+#include "harness/compile/compile_limits.hpp"
 #include "harness/compile/cubin_symbols.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/core/json_file.hpp"
@@ -194,6 +195,30 @@ BOOST_AUTO_TEST_CASE(a_cubin_above_the_limit_is_refused_and_not_cached)
     const compile_output accepted = nvrtc_compiler{compile_cache(dir.path())}.compile(request(source, "k"));
     BOOST_TEST(accepted.compiled, accepted.error);
     BOOST_TEST(accepted.cubin.size() > (std::size_t{2} << 20));
+}
+
+// NVRTC's parser recurses per nesting level: 10,000 nested extern "C" { (120 KB, from a model)
+// crashed an in-process compile with SIGSEGV inside libnvrtc. Deep nesting is refused before
+// NVRTC sees it; comments and literals do not count, and 256 levels still compile.
+BOOST_AUTO_TEST_CASE(nesting_deeper_than_the_parser_should_recurse_is_refused)
+{
+    std::string deep = "extern \"C\" __global__ void k(float* y) { y[0] = 1; }\n";
+    for (int i = 0; i < 10000; ++i)
+        deep += "extern \"C\" {\n";
+    const compile_output out = nvrtc_compiler().compile(request(deep, "k"));
+    BOOST_TEST(!out.compiled);
+    BOOST_TEST(contains(out.error, "the source nests { more than 256 levels deep"), out.error);
+
+    BOOST_TEST(check_source_nesting(std::string(300, '(') + std::string(300, ')')).has_value());
+    BOOST_TEST(!check_source_nesting("// " + std::string(300, '{') + "\n\"" + std::string(300, '[') +
+                                     "\" /* " + std::string(300, '(') + " */ '{'")
+                    .has_value());
+    std::string ok = "extern \"C\" __global__ void k(int* y) { int v = 0;";
+    for (int i = 0; i < 250; ++i)
+        ok += "{ ++v;";
+    ok += std::string(250, '}') + " y[0] = v; }\n";
+    const compile_output fine = nvrtc_compiler().compile(request(ok, "k"));
+    BOOST_TEST(fine.compiled, fine.error);
 }
 
 // A type whose name doubles at every level and one error about it make NVRTC's log grow as 2^N
