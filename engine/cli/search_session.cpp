@@ -70,7 +70,9 @@ void search_session_args::add_evaluation_flags(CLI::App& c,
         ->group(group);
     c.add_flag("--in-process-compile",
                in_process_compile,
-               "Compile with NVRTC in this process instead of compile workers (small machines)")
+               "Compile with NVRTC in this process instead of compile workers (small machines; no "
+               "isolation: a kernel that crashes NVRTC ends the run, and --resume with this flag "
+               "compiles it again)")
         ->group(group);
     c.add_option("--compile-memory-mib",
                  compile_memory_mib,

@@ -2,6 +2,7 @@
 
 #include "harness/core/utf8_text.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -25,9 +26,19 @@ std::string mib(std::size_t bytes)
 std::optional<std::string> check_source_nesting(std::string_view source, int most)
 {
     int braces = 0, parens = 0, brackets = 0;
+    bool in_number = false;  // inside a token that starts with a digit (where ' separates digits)
     for (std::size_t i = 0; i < source.size(); ++i)
     {
         const char c = source[i];
+        const bool word = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+        if (!word && c != '\'')
+            in_number = false;
+        else if (word && !in_number && std::isdigit(static_cast<unsigned char>(c)) &&
+                 (i == 0 ||
+                  !(std::isalnum(static_cast<unsigned char>(source[i - 1])) || source[i - 1] == '_')))
+            in_number = true;
+        if (c == '\'' && in_number)
+            continue;  // a digit separator: 1'000, 0xFF'FF
         if (c == '/' && i + 1 < source.size() && source[i + 1] == '/')
         {
             i = source.find('\n', i);
@@ -50,16 +61,32 @@ std::optional<std::string> check_source_nesting(std::string_view source, int mos
                     ++i;
             continue;
         }
-        int* depth = c == '{' || c == '}'   ? &braces
-                     : c == '(' || c == ')' ? &parens
-                     : c == '[' || c == ']' ? &brackets
+        // The digraphs <% %> <: :> are braces and brackets too.
+        char b = c;
+        if (i + 1 < source.size())
+        {
+            const char n = source[i + 1];
+            if (c == '<' && n == '%')
+                b = '{';
+            else if (c == '%' && n == '>')
+                b = '}';
+            else if (c == '<' && n == ':')
+                b = '[';
+            else if (c == ':' && n == '>')
+                b = ']';
+            if (b != c)
+                ++i;
+        }
+        int* depth = b == '{' || b == '}'   ? &braces
+                     : b == '(' || b == ')' ? &parens
+                     : b == '[' || b == ']' ? &brackets
                                             : nullptr;
         if (!depth)
             continue;
-        if (c == '{' || c == '(' || c == '[')
+        if (b == '{' || b == '(' || b == '[')
         {
             if (++*depth > most)
-                return "the source nests " + std::string(1, c) + " more than " + std::to_string(most) +
+                return "the source nests " + std::string(1, b) + " more than " + std::to_string(most) +
                        " levels deep (at byte " + std::to_string(i) +
                        "); the compiler's parser would recurse that deep";
         }

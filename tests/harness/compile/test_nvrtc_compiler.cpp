@@ -213,6 +213,16 @@ BOOST_AUTO_TEST_CASE(nesting_deeper_than_the_parser_should_recurse_is_refused)
     BOOST_TEST(!check_source_nesting("// " + std::string(300, '{') + "\n\"" + std::string(300, '[') +
                                      "\" /* " + std::string(300, '(') + " */ '{'")
                     .has_value());
+    // Digraphs count, and a digit separator is not a character literal that hides the rest.
+    std::string digraphs, separated = "int q = 1'0; ";
+    for (int i = 0; i < 300; ++i)
+    {
+        digraphs += "extern \"C\" <% ";
+        separated += "extern \"C\" { ";
+    }
+    BOOST_TEST(check_source_nesting(digraphs).has_value());
+    BOOST_TEST(check_source_nesting(separated).has_value());
+    BOOST_TEST(!check_source_nesting("int a = 0x1'F'F; char c = '{'; auto s = u8\"(\";").has_value());
     std::string ok = "extern \"C\" __global__ void k(int* y) { int v = 0;";
     for (int i = 0; i < 250; ++i)
         ok += "{ ++v;";
