@@ -38,6 +38,26 @@ boost::asio::awaitable<exchange_outcome> run_exchange(model_client& client,
     int tool_rounds = 0;
     if (tools && req.tools.empty())
         req.tools = tools->definitions();
+    // An unusable answer costs a follow-up; when none is left the exchange ends with its problems.
+    const auto count_unusable = [&](const std::vector<std::string>& problems)
+    {
+        if (out.answer_repairs >= settings.max_answer_repairs)
+        {
+            std::string list;
+            for (const auto& p : problems)
+                list += (list.empty() ? "" : "; ") + p;
+            throw std::runtime_error("the model's answer could not be used after " +
+                                     std::to_string(out.answer_repairs) + " follow-up" +
+                                     (out.answer_repairs == 1 ? "" : "s") + ": " + list);
+        }
+        ++out.answer_repairs;
+    };
+    const auto ask_again = [&](const std::vector<std::string>& problems)
+    {
+        req.messages.push_back(message::user(repair(problems)));
+        if (req.purpose.find("-followup") == std::string::npos)
+            req.purpose += "-followup";
+    };
     while (true)
     {
         model_request this_req = req;
@@ -72,11 +92,7 @@ boost::asio::awaitable<exchange_outcome> run_exchange(model_client& client,
                     ? "the answer made " + std::to_string(resp.tool_calls.size()) + " tool calls; at most " +
                           std::to_string(settings.max_tool_calls_per_answer) + " are run per answer"
                     : "the answer called tools after they were withdrawn; answer with your proposal";
-            if (out.answer_repairs >= settings.max_answer_repairs)
-                throw std::runtime_error("the model's answer could not be used after " +
-                                         std::to_string(out.answer_repairs) + " follow-up" +
-                                         (out.answer_repairs == 1 ? "" : "s") + ": " + problem);
-            ++out.answer_repairs;
+            count_unusable({problem});
             if (too_many_calls)
             {
                 // Not taken into the conversation: every call would need an answer of its own.
@@ -86,9 +102,7 @@ boost::asio::awaitable<exchange_outcome> run_exchange(model_client& client,
                     out.stop_reason = "budget";
                     co_return out;
                 }
-                req.messages.push_back(message::user(repair(out.problems)));
-                if (req.purpose.find("-followup") == std::string::npos)
-                    req.purpose += "-followup";
+                ask_again(out.problems);
                 continue;
             }
         }
@@ -179,16 +193,7 @@ boost::asio::awaitable<exchange_outcome> run_exchange(model_client& client,
             out.stop_reason = "budget";
             co_return out;
         }
-        if (out.answer_repairs >= settings.max_answer_repairs)
-        {
-            std::string list;
-            for (const auto& p : problems)
-                list += (list.empty() ? "" : "; ") + p;
-            throw std::runtime_error("the model's answer could not be used after " +
-                                     std::to_string(out.answer_repairs) + " follow-up" +
-                                     (out.answer_repairs == 1 ? "" : "s") + ": " + list);
-        }
-        ++out.answer_repairs;
+        count_unusable(problems);
         message assistant;
         assistant.role = role::assistant;
         if (resp.text.size() <= settings.max_echoed_answer_bytes)
@@ -200,15 +205,13 @@ boost::asio::awaitable<exchange_outcome> run_exchange(model_client& client,
         {
             // The refused answer goes back to the model so that it can fix it, but not a 20 MB one
             // in every follow-up: its start, and how much was left out.
-            assistant.content = std::string(utf8_prefix(resp.text, settings.max_echoed_answer_bytes)) +
-                                "\n[... " +
-                                std::to_string(resp.text.size() - settings.max_echoed_answer_bytes) +
+            const std::string_view kept = utf8_prefix(resp.text, settings.max_echoed_answer_bytes);
+            assistant.content = std::string(kept) + "\n[... " +
+                                std::to_string(resp.text.size() - kept.size()) +
                                 " more bytes of this answer left out]";
         }
         req.messages.push_back(std::move(assistant));
-        req.messages.push_back(message::user(repair(problems)));
-        if (req.purpose.find("-followup") == std::string::npos)
-            req.purpose += "-followup";
+        ask_again(problems);
     }
 }
 

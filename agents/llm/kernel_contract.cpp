@@ -207,6 +207,14 @@ std::vector<kernel_decl> kernels(const std::string& code)
 
 }  // namespace
 
+std::optional<std::string> kernel_source_too_large(std::string_view source)
+{
+    if (source.size() <= max_kernel_source_bytes)
+        return std::nullopt;
+    return "kernel_source is " + std::to_string(source.size()) + " bytes; a kernel may have at most " +
+           std::to_string(max_kernel_source_bytes);
+}
+
 std::vector<std::string> find_kernel_entries(std::string_view source)
 {
     std::vector<std::string> out;
@@ -219,10 +227,9 @@ std::vector<std::string> find_kernel_entries(std::string_view source)
 std::vector<std::string> check_kernel_contract(std::string_view source, std::string_view entry)
 {
     std::vector<std::string> problems;
-    if (source.size() > max_kernel_source_bytes)
+    if (auto too_large = kernel_source_too_large(source))
     {
-        problems.push_back("kernel_source is " + std::to_string(source.size()) +
-                           " bytes; a kernel may have at most " + std::to_string(max_kernel_source_bytes));
+        problems.push_back(std::move(*too_large));
         return problems;
     }
     const std::string code = strip_comments(source);

@@ -6,6 +6,7 @@
 // NVRTC and the cubin's symbol table remain the final judges (compile_output::entries).
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,12 @@ std::string strip_comments(std::string_view source);
 /// beyond any hand-written kernel, and every source is copied into prompts, requests and the run
 /// directory (a 20 MB comment-padded kernel made 221 MB per candidate).
 inline constexpr std::size_t max_kernel_source_bytes = 256 * 1024;
+
+/// The most defines, and the most compile options, one proposal or compile tool call may list.
+inline constexpr std::size_t max_listed_options = 64;
+
+/// One line when source is above max_kernel_source_bytes.
+std::optional<std::string> kernel_source_too_large(std::string_view source);
 
 /// Problems with the source, each one sentence; empty when none is found (a source above
 /// max_kernel_source_bytes gets that problem alone, before any scan):

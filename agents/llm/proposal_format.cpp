@@ -22,21 +22,9 @@ namespace json = boost::json;
 namespace
 {
 
-constexpr std::size_t max_listed_entries = 64;  // defines or compile options in one proposal
-
 json::object string_array_schema()
 {
     return json::object{{"type", "array"}, {"items", json::object{{"type", "string"}}}};
-}
-
-bool is_identifier(std::string_view s)
-{
-    if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
-        return false;
-    for (char c : s)
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
-            return false;
-    return true;
 }
 
 std::string kind_name(const json::value& v)
@@ -401,7 +389,7 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
         problems.push_back("entry: missing (the name of the extern \"C\" __global__ function)");
     else if (!entry->is_string())
         problems.push_back("entry: must be a string, got " + kind_name(*entry));
-    else if (!is_identifier(entry->get_string()))
+    else if (!is_c_identifier(entry->get_string()))
         problems.push_back("entry: '" + std::string(entry->get_string()) + "' is not a C identifier");
     else
         c.entry = std::string(entry->get_string());
@@ -474,7 +462,7 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
     }
 
     const auto* options_value = lenient::value_at(o, "compile_options");
-    if (too_many(options_value, "compile_options", max_listed_entries))
+    if (too_many(options_value, "compile_options", max_listed_options))
         options_value = nullptr;
     if (const auto* opts = options_value; opts && !opts->is_null())
     {
@@ -502,7 +490,7 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
     }
 
     const auto* defines_value = lenient::value_at(o, "defines");
-    if (too_many(defines_value, "defines", max_listed_entries))
+    if (too_many(defines_value, "defines", max_listed_options))
         defines_value = nullptr;
     if (const auto* defs = defines_value; defs && !defs->is_null())
     {
@@ -510,7 +498,7 @@ proposal_check validate_proposal(const json::value& doc, const workload& w)
         {
             // The rule candidate::from_json reads the journal with: a define named "virtual" was
             // accepted here and then made the run's journal unreadable.
-            if (!is_identifier(name) || is_reserved_word(name) || name.size() > max_macro_name_bytes)
+            if (!is_c_identifier(name) || is_reserved_word(name) || name.size() > max_macro_name_bytes)
             {
                 problems.push_back(where + ": '" + name + "' is not a valid macro name");
                 return;

@@ -284,22 +284,19 @@ boost::asio::awaitable<std::string> kernel_tools::execute(const tool_call& call)
         const auto entry = str("entry");
         if (!source || !entry)
             co_return error_result("compile needs kernel_source and entry (strings)");
-        if (source->size() > max_kernel_source_bytes)
-            co_return error_result("kernel_source is " + std::to_string(source->size()) +
-                                   " bytes; a kernel may have at most " +
-                                   std::to_string(max_kernel_source_bytes));
+        if (auto too_large = kernel_source_too_large(*source))
+            co_return error_result(*too_large);
         if (!ctx_.services)
             co_return error_result("compiling is not available here");
         compile_request req;
         req.source = *source;
         req.entry = *entry;
         req.name = "tool-compile.cu";
-        constexpr std::size_t most = 64;  // options or defines, as in a proposal
         const json::array* listed_options = lenient::array_at(a, "compile_options");
         const json::array* listed_defines = lenient::array_at(a, "defines");
-        if ((listed_options && listed_options->size() > most) ||
-            (listed_defines && listed_defines->size() > most))
-            co_return error_result("compile takes at most " + std::to_string(most) +
+        if ((listed_options && listed_options->size() > max_listed_options) ||
+            (listed_defines && listed_defines->size() > max_listed_options))
+            co_return error_result("compile takes at most " + std::to_string(max_listed_options) +
                                    " compile_options and as many defines");
         if (const json::array* o = listed_options)
             for (const auto& x : *o)

@@ -12,52 +12,33 @@ std::string escape(std::string_view s, bool xml)
 {
     std::string out;
     out.reserve(s.size() + s.size() / 8);
-    for (std::size_t i = 0; i < s.size();)
-    {
-        const char ch = s[i];
-        if (static_cast<unsigned char>(ch) >= 0x80)
-        {
-            // Bytes that are not UTF-8 (a character cut in half, a Latin-1 file) and the
-            // non-characters U+FFFE/U+FFFF make an SVG unreadable: U+FFFD instead. The
-            // bidirectional controls would show a kernel's source in another order than the
-            // compiler reads it: written out instead of applied.
-            const std::size_t n = utf8_sequence_length(s, i);
-            const char32_t cp = n == 0 ? 0 : utf8_code_point(s, i, n);
-            if (n == 0 || cp == 0xfffe || cp == 0xffff)
-                out += "\xef\xbf\xbd";
-            else if (is_invisible_format(cp))
-                out += code_point_escape(cp);
-            else
-                out.append(s.substr(i, n));
-            i += n == 0 ? 1 : n;
-            continue;
-        }
-        switch (ch)
-        {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&#39;";
-                break;
-            default:
-                // Control characters other than tab and newline are not allowed in XML 1.0.
-                if (xml && static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t')
-                    out += ' ';
-                else
-                    out += ch;
-        }
-        ++i;
-    }
+    for_each_utf8(s,
+                  [&](std::string_view bytes, std::optional<char32_t> cp)
+                  {
+                      // Bytes that are not UTF-8 (a character cut in half, a Latin-1 file) and the
+                      // non-characters U+FFFE/U+FFFF make an SVG unreadable: U+FFFD instead.
+                      // Invisible and reordering characters would show a kernel's source in another
+                      // order than the compiler reads it: written out instead of applied.
+                      if (!cp || *cp == 0xfffe || *cp == 0xffff)
+                          out += "\xef\xbf\xbd";
+                      else if (is_invisible_format(*cp))
+                          out += code_point_escape(*cp);
+                      else if (*cp == '&')
+                          out += "&amp;";
+                      else if (*cp == '<')
+                          out += "&lt;";
+                      else if (*cp == '>')
+                          out += "&gt;";
+                      else if (*cp == '"')
+                          out += "&quot;";
+                      else if (*cp == '\'')
+                          out += "&#39;";
+                      // Control characters other than tab and newline are not allowed in XML 1.0.
+                      else if (xml && *cp < 0x20 && *cp != '\n' && *cp != '\t')
+                          out += ' ';
+                      else
+                          out.append(bytes);
+                  });
     return out;
 }
 

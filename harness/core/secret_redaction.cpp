@@ -132,42 +132,30 @@ std::size_t match_end(std::string_view text, std::size_t pos, std::string_view s
     return pos;
 }
 
-// The forms a server may echo a secret in besides its own: percent-encoded (where that differs),
+// The forms a server may echo a secret in besides its own: percent-encoded, hex,
 // and base64, standard and URL-safe, at each of the three byte alignments the secret can have
 // inside a longer encoded text ("Bearer sk-..." encoded whole), cut to the characters that encode
 // the secret's bytes alone.
 std::vector<std::string> encoded_forms(std::string_view secret)
 {
-    static constexpr char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     std::vector<std::string> out;
-    std::string percent;
+    // Percent-encoded where that differs (reserved characters only, and every byte), and hex.
+    // Matching ignores case, so upper-case escapes and hex are found too.
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string percent, percent_all, hex_form;
     for (const char ch : secret)
     {
         const auto c = static_cast<unsigned char>(ch);
+        const char digits[2] = {hex[c >> 4], hex[c & 15]};
         if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~')
             percent += ch;
         else
-        {
-            static constexpr char hex[] = "0123456789ABCDEF";
-            percent += '%';
-            percent += hex[c >> 4];
-            percent += hex[c & 15];
-        }
+            percent.append("%").append(digits, 2);
+        percent_all.append("%").append(digits, 2);
+        hex_form.append(digits, 2);
     }
     if (percent != secret)
         out.push_back(percent);
-    // Hex, and every byte percent-encoded (matching ignores case, so upper-case hex is found too).
-    std::string hex_form, percent_all;
-    for (const char ch : secret)
-    {
-        static constexpr char hex[] = "0123456789abcdef";
-        const auto c = static_cast<unsigned char>(ch);
-        hex_form += hex[c >> 4];
-        hex_form += hex[c & 15];
-        percent_all += '%';
-        percent_all += hex[c >> 4];
-        percent_all += hex[c & 15];
-    }
     out.push_back(hex_form);
     out.push_back(percent_all);
     for (std::size_t align = 0; align < 3; ++align)
@@ -175,15 +163,7 @@ std::vector<std::string> encoded_forms(std::string_view secret)
         std::string bytes(align, '\0');
         bytes.append(secret);
         bytes.append(2, '\0');
-        std::string encoded;
-        for (std::size_t i = 0; i + 2 < bytes.size(); i += 3)
-        {
-            const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16) |
-                               (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-                               static_cast<unsigned char>(bytes[i + 2]);
-            for (int shift = 18; shift >= 0; shift -= 6)
-                encoded += b64[(v >> shift) & 63];
-        }
+        const std::string encoded = base64_encode(bytes);
         // Character j covers bits [6j, 6j + 6); keep those inside the secret's bits.
         const std::size_t first = (8 * align + 5) / 6;
         const std::size_t last = 8 * (align + secret.size()) / 6;  // one past

@@ -22,36 +22,19 @@ std::string terminal_text(std::string_view text)
 {
     std::string out;
     out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size();)
-    {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c < 0x80)
-        {
-            if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
-                append_escaped(out, c);
-            else
-                out += static_cast<char>(c);
-            ++i;
-            continue;
-        }
-        const std::size_t n = utf8_sequence_length(text, i);
-        if (n == 0)
-        {
-            // Not UTF-8: a lone 0x9b is CSI to a terminal in an 8-bit mode.
-            append_escaped(out, c);
-            ++i;
-            continue;
-        }
-        const char32_t cp = utf8_code_point(text, i, n);
-        if (cp <= 0x9f)  // the C1 controls
-            for (std::size_t k = 0; k < n; ++k)
-                append_escaped(out, static_cast<unsigned char>(text[i + k]));
-        else if (is_invisible_format(cp))
-            out += code_point_escape(cp);
-        else
-            out.append(text.substr(i, n));
-        i += n;
-    }
+    for_each_utf8(text,
+                  [&](std::string_view bytes, std::optional<char32_t> cp)
+                  {
+                      // Not UTF-8 (a lone 0x9b is CSI to a terminal in an 8-bit mode), the C0
+                      // controls but newline and tab, DEL and the C1 controls: their bytes in hex.
+                      if (!cp || (*cp < 0x20 && *cp != '\n' && *cp != '\t') || (*cp >= 0x7f && *cp <= 0x9f))
+                          for (const char c : bytes)
+                              append_escaped(out, static_cast<unsigned char>(c));
+                      else if (is_invisible_format(*cp))
+                          out += code_point_escape(*cp);
+                      else
+                          out.append(bytes);
+                  });
     return out;
 }
 

@@ -88,20 +88,9 @@ std::string valid_utf8(std::string_view s)
 {
     std::string out;
     out.reserve(s.size());
-    for (std::size_t i = 0; i < s.size();)
-    {
-        const std::size_t n = utf8_sequence_length(s, i);
-        if (n == 0)
-        {
-            out += "\xef\xbf\xbd";
-            ++i;
-        }
-        else
-        {
-            out.append(s.substr(i, n));
-            i += n;
-        }
-    }
+    for_each_utf8(s,
+                  [&](std::string_view bytes, std::optional<char32_t> cp)
+                  { cp ? out.append(bytes) : out.append("\xef\xbf\xbd"); });
     return out;
 }
 
@@ -157,42 +146,26 @@ std::string json_safe_text(std::string_view serialized)
 {
     std::string out;
     out.reserve(serialized.size());
-    for (std::size_t i = 0; i < serialized.size();)
-    {
-        const auto c = static_cast<unsigned char>(serialized[i]);
-        if (c < 0x80)
-        {
-            if (c == 0x7f)
-                out += "\\u007f";
-            else
-                out += static_cast<char>(c);
-            ++i;
-            continue;
-        }
-        const std::size_t n = utf8_sequence_length(serialized, i);
-        if (n == 0)
-        {
-            out += "\\ufffd";
-            ++i;
-            continue;
-        }
-        const char32_t cp = utf8_code_point(serialized, i, n);
-        if ((cp >= 0x80 && cp <= 0x9f) || is_invisible_format(cp))
-        {
-            if (cp <= 0xffff)
-                append_u_escape(out, cp);
-            else
-            {
-                // JSON escapes a character above U+FFFF as its UTF-16 surrogate pair.
-                const char32_t v = cp - 0x10000;
-                append_u_escape(out, 0xd800 + (v >> 10));
-                append_u_escape(out, 0xdc00 + (v & 0x3ff));
-            }
-        }
-        else
-            out.append(serialized.substr(i, n));
-        i += n;
-    }
+    for_each_utf8(serialized,
+                  [&](std::string_view bytes, std::optional<char32_t> cp)
+                  {
+                      if (!cp)
+                          out += "\\ufffd";
+                      else if (*cp == 0x7f || (*cp >= 0x80 && *cp <= 0x9f) || is_invisible_format(*cp))
+                      {
+                          if (*cp <= 0xffff)
+                              append_u_escape(out, *cp);
+                          else
+                          {
+                              // JSON escapes a character above U+FFFF as its UTF-16 surrogate pair.
+                              const char32_t v = *cp - 0x10000;
+                              append_u_escape(out, 0xd800 + (v >> 10));
+                              append_u_escape(out, 0xdc00 + (v & 0x3ff));
+                          }
+                      }
+                      else
+                          out.append(bytes);
+                  });
     return out;
 }
 

@@ -7,6 +7,7 @@
 // longer be read back. These functions cut at character boundaries and repair what is not UTF-8.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,25 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i);
 
 /// The code point of the well-formed sequence of length n at s[i].
 char32_t utf8_code_point(std::string_view s, std::size_t i, std::size_t n);
+
+/// Calls f(bytes, code_point) for each character of s in order: bytes is its well-formed sequence
+/// (one byte for ASCII) and code_point its value, or bytes is a single byte that is not part of
+/// one and code_point is empty. Every reader of text from others walks it this way.
+template <class F>
+void for_each_utf8(std::string_view s, F&& f)
+{
+    for (std::size_t i = 0; i < s.size();)
+    {
+        const std::size_t n = utf8_sequence_length(s, i);
+        if (n == 0)
+            f(s.substr(i++, 1), std::optional<char32_t>());
+        else
+        {
+            f(s.substr(i, n), std::optional<char32_t>(utf8_code_point(s, i, n)));
+            i += n;
+        }
+    }
+}
 
 /// The longest prefix of s of at most max_bytes bytes that does not end inside a character.
 std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes);
