@@ -7,6 +7,7 @@
 #include "harness/workload/workload_parse.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace warpsmith::autotune
 {
@@ -129,12 +130,56 @@ roofline_ceilings roofline_ceilings::from_device(const json::object& device)
         }
     }
     c.source = bw_source == fp_source ? bw_source : bw_source + "+" + fp_source;
+    if (const json::array* curve = lenient::array_at(lenient::object_at(device, "measured"), "cold_copy"))
+    {
+        for (const auto& p : *curve)
+        {
+            const json::object* o = lenient::object_at(&p);
+            const auto bytes = lenient::number_at(o, "bytes");
+            const auto gbps = lenient::number_at(o, "gbps");
+            if (bytes && gbps && std::isfinite(*bytes) && std::isfinite(*gbps) && *bytes > 0 && *gbps > 0)
+                c.cold_copy.push_back({*bytes, *gbps});
+        }
+        std::sort(c.cold_copy.begin(),
+                  c.cold_copy.end(),
+                  [](const cold_copy_point& a, const cold_copy_point& b) { return a.bytes < b.bytes; });
+    }
     return c;
+}
+
+std::optional<double> roofline_ceilings::cold_copy_us(double bytes) const
+{
+    if (cold_copy.empty() || !(bytes > 0))
+        return std::nullopt;
+    double gbps = cold_copy.back().gbps;
+    if (bytes <= cold_copy.front().bytes)
+        gbps = cold_copy.front().gbps;
+    else
+        for (std::size_t i = 1; i < cold_copy.size(); ++i)
+            if (bytes <= cold_copy[i].bytes)
+            {
+                const auto& a = cold_copy[i - 1];
+                const auto& b = cold_copy[i];
+                const double span = std::log2(b.bytes) - std::log2(a.bytes);
+                const double t = span > 0 ? (std::log2(bytes) - std::log2(a.bytes)) / span : 1.0;
+                gbps = a.gbps + t * (b.gbps - a.gbps);
+                break;
+            }
+    // bytes / (GB/s * 1e3) microseconds.
+    return bytes / (gbps * 1e3);
 }
 
 json::object roofline_ceilings::to_json() const
 {
-    return json::object{{"bandwidth_gbps", bandwidth_gbps}, {"fp32_tflops", fp32_tflops}, {"source", source}};
+    json::object o{{"bandwidth_gbps", bandwidth_gbps}, {"fp32_tflops", fp32_tflops}, {"source", source}};
+    if (!cold_copy.empty())
+    {
+        json::array curve;
+        for (const auto& p : cold_copy)
+            curve.push_back(json::object{{"bytes", p.bytes}, {"gbps", p.gbps}});
+        o["cold_copy"] = std::move(curve);
+    }
+    return o;
 }
 
 json::object roofline_case::to_json(std::optional<double> time_us) const
@@ -145,10 +190,14 @@ json::object roofline_case::to_json(std::optional<double> time_us) const
                    {"compute_floor_us", compute_floor_us},
                    {"floor_us", floor_us},
                    {"bound", bound}};
+    if (cold_copy_us)
+        o["cold_copy_us"] = *cold_copy_us;
     if (time_us && *time_us > 0)
     {
         o["time_us"] = *time_us;
         o["fraction"] = fraction(*time_us);
+        if (const auto v = vs_cold_copy(*time_us))
+            o["vs_cold_copy"] = *v;
         o["achieved_gbps"] = bytes / (*time_us * 1e3);
         o["achieved_tflops"] = flops / (*time_us * 1e6);
     }
@@ -177,6 +226,8 @@ std::map<std::string, roofline_case> roofline_floors(const roofline_spec& spec,
         r.compute_floor_us = ceilings.fp32_tflops > 0 ? r.flops / (ceilings.fp32_tflops * 1e6) : 0;
         r.floor_us = std::max(r.memory_floor_us, r.compute_floor_us);
         r.bound = r.compute_floor_us > r.memory_floor_us ? "compute" : "memory";
+        if (r.bound == "memory")
+            r.cold_copy_us = ceilings.cold_copy_us(r.bytes);
         out[c.name] = r;
     }
     return out;
@@ -185,9 +236,12 @@ std::map<std::string, roofline_case> roofline_floors(const roofline_spec& spec,
 json::object roofline_summary(const roofline_spec& spec,
                               const workload& w,
                               const json::object& device,
-                              const std::map<std::string, double>& time_us)
+                              const std::map<std::string, double>& time_us,
+                              bool cold_timing)
 {
-    const auto ceilings = roofline_ceilings::from_device(device);
+    auto ceilings = roofline_ceilings::from_device(device);
+    if (!cold_timing)
+        ceilings.cold_copy.clear();
     if (!ceilings.usable())
         return json::object{{"skipped", "the device reports no bandwidth or FP32 rate"}};
     const auto floors = roofline_floors(spec, w, ceilings);

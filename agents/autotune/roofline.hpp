@@ -22,6 +22,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace warpsmith::autotune
 {
@@ -44,6 +45,13 @@ struct roofline_spec
     boost::json::object to_json() const;
 };
 
+/// One point of the measured cold copy curve: a copy moving `bytes` (read + written) in bytes / gbps.
+struct cold_copy_point
+{
+    double bytes = 0;
+    double gbps = 0;
+};
+
 struct roofline_ceilings
 {
     double bandwidth_gbps = 0;  ///< 1e9 bytes per second.
@@ -54,8 +62,15 @@ struct roofline_ceilings
     /// From device_info: measured.copy_bandwidth_gbps and measured.fp32_tflops when present, else
     /// 2 x memory_clock_mhz x memory_bus_bits / 8 and sm_count x FP32 lanes per SM (by arch) x 2
     /// x clock_mhz.
+    /// Also measured.cold_copy's points (those with positive bytes and rate, by increasing bytes).
     static roofline_ceilings from_device(const boost::json::object& device);
     bool usable() const { return bandwidth_gbps > 0 || fp32_tflops > 0; }
+    /// The measured cold copy curve, by increasing bytes; empty when the device did not measure it.
+    std::vector<cold_copy_point> cold_copy;
+    /// Microseconds a cold copy moving `bytes` takes: the rate interpolated linearly in log2(bytes)
+    /// between the two nearest points, the end point's rate outside the curve. Nothing without a
+    /// curve or bytes.
+    std::optional<double> cold_copy_us(double bytes) const;
     boost::json::object to_json() const;
 };
 
@@ -67,9 +82,16 @@ struct roofline_case
     double compute_floor_us = 0;
     double floor_us = 0;
     std::string bound;  ///< "memory" or "compute".
+    /// Memory-bound cases on a device with a cold copy curve: a cold copy of the same bytes (us).
+    std::optional<double> cold_copy_us;
 
     /// floor / time: the fraction of the physical limit a time reaches (0 without a floor).
     double fraction(double time_us) const { return time_us > 0 ? floor_us / time_us : 0; }
+    /// cold copy / time: how a time compares with a cold copy of the same bytes (above 1: faster).
+    std::optional<double> vs_cold_copy(double time_us) const
+    {
+        return cold_copy_us && time_us > 0 ? std::optional<double>(*cold_copy_us / time_us) : std::nullopt;
+    }
     boost::json::object to_json(std::optional<double> time_us = std::nullopt) const;
 };
 
@@ -81,10 +103,12 @@ std::map<std::string, roofline_case> roofline_floors(const roofline_spec& spec,
 /// summary.json "roofline" (docs/autotune.md): {"ceilings", "spec", "cases": {case: floor, and with
 /// a time in time_us the fraction of the physical limit it reaches}} over the performance cases,
 /// with the ceilings of `device` (measured when it carries "measured"), or {"skipped": why} when
-/// the device reports neither a bandwidth nor an FP32 rate.
+/// the device reports neither a bandwidth nor an FP32 rate. The cold copy curve is left out when
+/// the times were not measured cold (cold_timing false): it compares only with cold timing.
 boost::json::object roofline_summary(const roofline_spec& spec,
                                      const workload& w,
                                      const boost::json::object& device,
-                                     const std::map<std::string, double>& time_us);
+                                     const std::map<std::string, double>& time_us,
+                                     bool cold_timing = true);
 
 }  // namespace warpsmith::autotune

@@ -26,10 +26,10 @@ struct exchange_settings
     int max_tool_rounds = 4;     ///< Rounds of tool calls; then tools are withdrawn.
     int max_answer_repairs = 2;  ///< Follow-ups after an unusable answer (or tools called after
                                  ///< they were withdrawn, or too many calls in one answer).
-    std::size_t max_tool_calls_per_answer = 16;     ///< More calls in one answer: the answer is unusable.
-    std::size_t max_tool_output_bytes = 64 * 1024;  ///< A longer tool answer becomes an error.
-    std::size_t max_problems_shown = 20;            ///< Problems of one answer told; then "and N more".
-    std::size_t max_problem_bytes = 500;            ///< One problem's text (it quotes the answer).
+    std::size_t max_tool_calls_per_answer = 16;  ///< More calls in one answer: the answer is unusable.
+    std::size_t max_tool_output_bytes = std::size_t{64} * 1024;  ///< A longer tool answer becomes an error.
+    std::size_t max_problems_shown = 20;  ///< Problems of one answer told; then "and N more".
+    std::size_t max_problem_bytes = 500;  ///< One problem's text (it quotes the answer).
     std::size_t max_echoed_answer_bytes = 256 * 1024 + 16 * 1024;  ///< A refused answer sent back.
 };
 

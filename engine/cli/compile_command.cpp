@@ -1,6 +1,8 @@
 // warpsmith compile: NVRTC in this process on a thread closed by Landlock (no GPU needed), resource
 // usage and log.
 
+#include "agents/llm/credentials.hpp"
+#include "agents/strategies/llm_setup.hpp"
 #include "engine/cli/cli_app.hpp"
 #include "engine/cli/commands.hpp"
 #include "engine/cli/eval_session.hpp"
@@ -12,6 +14,7 @@
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/log.hpp"
+#include "harness/core/secret_redaction.hpp"
 #include "harness/core/terminal_text.hpp"
 
 #include <boost/json/value_from.hpp>
@@ -149,6 +152,10 @@ int compile_main(const compile_args& a)
     if (cache_dir)
         cache.emplace(*cache_dir);
     const nvrtc_compiler compiler(std::move(cache));
+    // The key a model run here would use (OPENAI_API_KEY, else ./.env): the log is redacted of it
+    // like every other compile log, should a kernel get it read where no sandbox holds.
+    if (const auto key = llm::find_api_key(llm_options{}.api_key_env))
+        register_secret(key->value);
     compile_output out = compile_on_a_closed_thread(compiler, req, cache_dir);
 
     if (out.compiled && !a.output.empty())

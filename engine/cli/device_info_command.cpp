@@ -103,6 +103,27 @@ std::string render(const json::object& dev, const json::object& hello)
         rows.emplace_back("copy bandwidth (measured)",
                           scaled(lenient::value_at(mo, "copy_bandwidth_gbps"), 1, "GB/s"));
         rows.emplace_back("FP32 (measured)", scaled(lenient::value_at(mo, "fp32_tflops"), 1, "TFLOP/s"));
+        // The cold copy curve (docs/worker-protocol.md): "2 MiB 1210, 4 MiB 1650, ... GB/s".
+        if (const json::array* curve = lenient::array_at(mo, "cold_copy"); curve && !curve->empty())
+        {
+            std::string text;
+            for (const auto& p : *curve)
+            {
+                const auto bytes = lenient::number_at(lenient::object_at(&p), "bytes");
+                const auto gbps = lenient::number_at(lenient::object_at(&p), "gbps");
+                if (!bytes || !gbps || !(*bytes > 0) || !(*bytes < 1e15))
+                    continue;
+                const double mib = *bytes / (1 << 20);
+                char buf[64];
+                if (mib >= 1024)
+                    std::snprintf(buf, sizeof buf, "%.0f GiB %.0f", mib / 1024, *gbps);
+                else
+                    std::snprintf(buf, sizeof buf, "%.0f MiB %.0f", mib, *gbps);
+                text += (text.empty() ? "" : ", ") + std::string(buf);
+            }
+            if (!text.empty())
+                rows.emplace_back("cold copy (moved, GB/s)", text);
+        }
     }
     std::string out;
     for (const auto& [k, v] : rows)

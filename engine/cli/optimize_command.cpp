@@ -337,7 +337,9 @@ asio::awaitable<int> optimize_main(asio::io_context& ioc,
     hooks.complete_summary = [&](const search_engine&, json::object& summary)
     {
         // How far the best is from the physical limit, with the ceilings measured at start.
-        if (auto roofline = best_roofline(p->work, backend.device_info(0), summary); !roofline.is_null())
+        if (auto roofline = best_roofline(
+                p->work, backend.device_info(0), summary, p->search.timing.mode == timing_mode::cold);
+            !roofline.is_null())
             summary["roofline"] = std::move(roofline);
     };
     hooks.final_table = [&](const json::object& summary)

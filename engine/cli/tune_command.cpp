@@ -350,7 +350,11 @@ asio::awaitable<int> tune_main(asio::io_context& ioc,
                          {"best_point", best_point ? json::value(*best_point) : json::value(nullptr)},
                          {"eval_cache", backend.stats()}};
         if (backend.gpu_count() > 0)
-            summary["roofline"] = best_roofline(p->roofline, p->work, backend.device_info(0), summary);
+            summary["roofline"] = best_roofline(p->roofline,
+                                                p->work,
+                                                backend.device_info(0),
+                                                summary,
+                                                p->search.timing.mode == timing_mode::cold);
         write_cache_context(backend, summary, p->run->name());
         try
         {

@@ -27,6 +27,7 @@
 #include <boost/process/v2/stdio.hpp>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -419,6 +420,28 @@ worker_process::worker_process(asio::any_io_executor ex,
 
 worker_process::~worker_process() = default;
 
+namespace
+{
+
+/// A worker that compiles outside the Landlock sandbox (its hello's "compile_sandbox") is said once
+/// per process: its compiles rely on the include policy and a clean environment alone.
+void warn_unsandboxed_compiles(const json::object& hello, const std::string& label)
+{
+    static std::atomic<bool> warned{false};
+    const json::object* sandbox = lenient::object_at(hello, "compile_sandbox");
+    const auto status = lenient::string_at(sandbox, "status");
+    if (!status || *status == "applied" || *status == "not requested" || warned.exchange(true))
+        return;
+    const std::string detail = lenient::string_or(sandbox, "detail");
+    log(log_level::warn,
+        label + ": compiles run without the Landlock file-system sandbox (" + *status +
+            (detail.empty() ? "" : ": " + detail) +
+            "); what stops a kernel from reading host files there is the include policy alone "
+            "(docs/hardening.md)");
+}
+
+}  // namespace
+
 asio::awaitable<json::object> worker_process::start(std::chrono::milliseconds deadline)
 {
     auto& d = *impl_;
@@ -461,6 +484,7 @@ asio::awaitable<json::object> worker_process::start(std::chrono::milliseconds de
         throw user_error(d.label + ": worker refused to start (" + why.kind + "): " + why.message);
     }
     d.hello = resp;
+    warn_unsandboxed_compiles(resp, d.label);
     co_return resp;
 }
 

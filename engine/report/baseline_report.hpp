@@ -31,16 +31,18 @@ void keep_roofline_sidecar(const workload& w, const run_directory& run);
 
 /// summary.json "roofline" for the best kernel (agents/autotune/roofline.hpp) with the ceilings of
 /// `device`, or null without a spec. Never throws: a roofline that does not evaluate is logged and
-/// left out.
+/// left out. cold_timing: whether the run timed cold (the default), which the cold copy column needs.
 boost::json::value best_roofline(const std::optional<autotune::roofline_spec>& spec,
                                  const workload& w,
                                  const boost::json::object& device,
-                                 const boost::json::object& summary);
+                                 const boost::json::object& summary,
+                                 bool cold_timing = true);
 /// The same with the workload's own roofline (workload.json "roofline", else roofline.json next to
 /// it; roofline_spec::load_for).
 boost::json::value best_roofline(const workload& w,
                                  const boost::json::object& device,
-                                 const boost::json::object& summary);
+                                 const boost::json::object& summary,
+                                 bool cold_timing = true);
 
 /// The per-case block of the final table, e.g.
 ///
@@ -48,6 +50,9 @@ boost::json::value best_roofline(const workload& w,
 ///     big               94.00       50.00      0.53x        25.00           0.27x        61% compute
 ///     roofline ceilings (measured): 4917 GB/s, 66.9 FP32 TFLOP/s
 ///     cublas_tf32: outside the workload's tolerance (max abs error 0.002); timed for reference only
+///
+/// Memory-bound cases on a device that measured the cold copy curve get two more columns, "cold
+/// copy" (us) and "vs copy", after the roofline, and a line saying what they are.
 ///
 /// "vs X" is X's time over the best's (above 1: the best is faster). Empty when the summary has no
 /// best kernel, or neither baselines nor a roofline.

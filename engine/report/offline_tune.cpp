@@ -56,6 +56,9 @@ offline_tune_result run_offline_tune(const offline_tune_options& o)
     // as the tune did.
     // Braces: clang reads the parenthesised form as a function declaration and cannot parse it.
     nvrtc_compiler compiler{std::optional<compile_cache>(compile_cache(compile_cache::default_dir()))};
+    // The workload's kernel is not ours: compiled on a thread inside the compile sandbox, as the
+    // compile pool's in-process threads do (this process may hold a key).
+    compiler.compile_on(std::make_shared<compile_thread>(compiler.cache()->dir()));
     auto pruned = [&](const autotune::point& pt)
     { return !strat.judge_compiled(pt, compiler.compile(strat.compile_request_for(pt))).ok(); };
     const std::size_t batch = o.batch;

@@ -122,11 +122,13 @@ bool add_path_rule(
     return true;
 }
 
-fs::path self_directory()
+// The running binary itself, not its directory: a binary kept next to a project's .env must not
+// open that directory to the kernels it compiles.
+fs::path self_binary()
 {
     std::error_code ec;
     auto self = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? fs::path{} : self.parent_path();
+    return ec ? fs::path{} : self;
 }
 
 // The toolkit that the loaded libnvrtc belongs to: <root>/lib64/libnvrtc.so -> <root>, also for
@@ -189,13 +191,27 @@ sandbox_rules compile_sandbox_rules(const fs::path& sandbox_dir, const std::opti
     for (const char* p :
          {"/usr/lib", "/usr/lib64", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/localtime", "/dev/urandom"})
         r.read.emplace_back(p);
-    if (auto self = self_directory(); !self.empty())
+    if (auto self = self_binary(); !self.empty())
         r.read.push_back(self);
     r.read_write.push_back(sandbox_dir);
     r.read_write.emplace_back("/dev/null");
     if (cache_dir)
         r.read_write.push_back(*cache_dir);
     return r;
+}
+
+std::string_view to_string(sandbox_outcome::state s)
+{
+    switch (s)
+    {
+        case sandbox_outcome::state::applied:
+            return "applied";
+        case sandbox_outcome::state::unavailable:
+            return "unavailable";
+        case sandbox_outcome::state::failed:
+            break;
+    }
+    return "failed";
 }
 
 int landlock_abi_version()

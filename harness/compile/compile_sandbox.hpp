@@ -71,6 +71,9 @@ struct sandbox_outcome
     std::string detail;  ///< Why not, for the warning line.
 };
 
+/// "applied", "unavailable" or "failed".
+std::string_view to_string(sandbox_outcome::state s);
+
 /// The kernel's Landlock ABI version; 0 when it has none or has it disabled.
 int landlock_abi_version();
 

@@ -486,8 +486,8 @@ private:
         pos_ = p;
     }
 
-    // R"delim( ... )delim": between the quotes, line splices and trigraphs are undone, so the body
-    // is read as physical characters.
+    // R"delim( ... )delim": the standard undoes line splices and trigraphs between the quotes, so the
+    // body is read as physical characters, and a body where that matters is refused (below).
     void raw_string(const cooked_char& quote)
     {
         std::size_t p = quote.start + 1;
@@ -514,6 +514,18 @@ private:
         if (end == std::string_view::npos)
         {
             refuse(quote.start, "an unterminated raw string literal is refused");
+            return;
+        }
+        // Where compilers disagree, refuse: NVRTC joins a backslash-newline inside the body (so
+        // `)\` newline `"` closes it there, and the lines after would be code to NVRTC and string
+        // to us), and trigraphs and universal character names may be read before the close is
+        // looked for. Without a backslash or "??" in the body every reading ends it at `end`.
+        const std::string_view body = src_.substr(p + 1, end - (p + 1));
+        if (body.find('\\') != std::string_view::npos || body.find("??") != std::string_view::npos)
+        {
+            refuse(quote.start,
+                   "a raw string literal with a backslash or \"??\" in it is refused (compilers end it "
+                   "in different places)");
             return;
         }
         pos_ = end + close.size();

@@ -337,6 +337,8 @@ std::string nvrtc_compiler::cache_key(const compile_request& request)
 
 compile_output nvrtc_compiler::compile(const compile_request& request) const
 {
+    if (thread_ && !thread_->on_this_thread())
+        return thread_->run([&] { return compile(request); });
     // A compile worker of the compile pool closes the file system before its first compile.
     enter_compile_sandbox_if_requested(cache_ ? std::optional(cache_->dir()) : std::nullopt);
     compile_output out;

@@ -12,8 +12,10 @@
 #include "harness/compile/compile_cache.hpp"
 #include "harness/compile/compile_limits.hpp"
 #include "harness/compile/compile_request.hpp"
+#include "harness/compile/compile_thread.hpp"
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,7 +66,14 @@ public:
     /// there to prevent). The log and the error are redacted
     /// of registered secrets (secret_redaction.hpp). In a compile worker started by the compile
     /// pool, the first call enters the compile sandbox (compile_sandbox.hpp) before anything else.
+    /// With a compile thread (compile_on), every compile runs there, inside its sandbox.
     compile_output compile(const compile_request& request) const;
+
+    /// Runs every later compile on `thread` (compile_thread.hpp), so that a process which cannot
+    /// sandbox itself (the GPU worker, the CLI) still compiles where only the toolkit is readable.
+    /// Copies of this compiler share the thread.
+    void compile_on(std::shared_ptr<compile_thread> thread) { thread_ = std::move(thread); }
+    const std::shared_ptr<compile_thread>& thread() const { return thread_; }
 
     /// The cache key: SHA-256 over a format tag, the file name, source, entry, options in the
     /// order given (a later -DNAME=V redefines an earlier one, so order is meaningful), arch and
@@ -76,6 +85,7 @@ public:
 private:
     std::optional<compile_cache> cache_;
     std::size_t max_cubin_bytes_;
+    std::shared_ptr<compile_thread> thread_;
 };
 
 }  // namespace warpsmith

@@ -1,6 +1,7 @@
 #include "harness/worker/device_info.hpp"
 
 #include "harness/cuda/handles.hpp"
+#include "harness/worker/timer.hpp"
 #include "harness/worker/watchdog.hpp"
 
 #include <boost/json.hpp>
@@ -17,6 +18,9 @@ namespace
 {
 
 constexpr int k_copy_runs = 10;
+constexpr int k_cold_copy_runs = 21;
+constexpr std::size_t k_cold_copy_smallest = std::size_t{1} << 20;  // each way
+constexpr std::size_t k_cold_copy_largest = std::size_t{1} << 29;   // each way
 constexpr int k_fma_runs = 5;
 constexpr int k_fma_iterations = 4096;
 constexpr int k_fma_blocks_per_sm = 8;
@@ -38,15 +42,19 @@ double median(std::vector<double> v)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// Times `runs` executions of enqueue (after one untimed warm-up), each between its own events.
-template <class F>
-std::vector<double> time_runs(CUstream s, int runs, std::chrono::milliseconds timeout, F&& enqueue)
+// Times `runs` executions of enqueue (after one untimed warm-up), each between its own events,
+// with prepare (when given) queued before each of them, outside the events.
+template <class F, class P = void (*)()>
+std::vector<double> time_runs(
+    CUstream s, int runs, std::chrono::milliseconds timeout, F&& enqueue, P prepare = [] {})
 {
+    prepare();
     enqueue();
     wait_for_stream(s, timeout, "device measurement warm-up");
     std::vector<std::pair<cuda::event, cuda::event>> events;
     for (int i = 0; i < runs; ++i)
     {
+        prepare();
         auto& [start, stop] = events.emplace_back(cuda::event(), cuda::event());
         start.record(s);
         enqueue();
@@ -118,6 +126,39 @@ json::object measure_device(gpu_device& device,
         copy_gbps = 2.0 * static_cast<double>(bytes) / (median(ms) * 1e-3) / 1e9;
     }
 
+    // Cold copies by size: what a kernel that reads and writes that many bytes can reach under the
+    // timer's cold mode. Each copy's destination is poisoned and the L2 overwritten before it,
+    // outside its events, as before a measured launch. Below about 64 MiB a copy reaches only
+    // 70-85% of the figure above (run X, docs/performance.md): the start of the launch and the
+    // write-back of the scrub's dirty lines weigh on a short copy.
+    json::array cold_copy;
+    {
+        const std::size_t largest = std::min(k_cold_copy_largest, device.free_memory() / 8) / 256 * 256;
+        if (largest >= k_cold_copy_smallest)
+        {
+            cuda::device_buffer src(largest), dst(largest);
+            WARPSMITH_CU(cuMemsetD32Async, src.ptr(), 0x3F800000u, largest / 4, s);
+            l2_scrubber scrubber(device.limits().l2_bytes);
+            std::uint32_t poison = 0;
+            for (std::size_t each = k_cold_copy_smallest; each <= largest; each *= 2)
+            {
+                const std::vector<double> ms = time_runs(
+                    s,
+                    k_cold_copy_runs,
+                    timeout,
+                    [&] { WARPSMITH_CU(cuMemcpyDtoDAsync, dst.ptr(), src.ptr(), each, s); },
+                    [&]
+                    {
+                        WARPSMITH_CU(cuMemsetD32Async, dst.ptr(), ++poison, each / 4, s);
+                        scrubber.scrub(s);
+                    });
+                cold_copy.push_back(
+                    json::object{{"bytes", 2 * each},
+                                 {"gbps", 2.0 * static_cast<double>(each) / (median(ms) * 1e-3) / 1e9}});
+            }
+        }
+    }
+
     // FP32 FMA rate.
     const int blocks = device.limits().sm_count * k_fma_blocks_per_sm;
     double flops = 0;
@@ -136,6 +177,7 @@ json::object measure_device(gpu_device& device,
         {"copy_bandwidth_gbps", copy_gbps},
         {"fp32_tflops", tflops},
         {"copy_bytes", bytes},
+        {"cold_copy", std::move(cold_copy)},
         {"fp32_flops_per_launch", flops},
         {"measure_ms",
          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()}};

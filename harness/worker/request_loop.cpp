@@ -1,5 +1,7 @@
 #include "harness/worker/request_loop.hpp"
 
+#include "harness/compile/compile_sandbox.hpp"
+#include "harness/compile/compile_thread.hpp"
 #include "harness/core/error.hpp"
 #include "harness/cuda/cuda_error.hpp"
 #include "harness/cuda/driver_api.hpp"
@@ -60,6 +62,12 @@ std::string_view trim(std::string_view s)
 request_loop::request_loop(worker_options options)
     : options_(std::move(options)), compiler_(make_cache(options_))
 {
+    // A GPU worker keeps its own file access (the driver's devices) and compiles the reference,
+    // candidates sent as source and compile requests: on a thread of its own inside the compile
+    // sandbox. A compile worker sandboxes the whole process at its first compile instead.
+    if (options_.mode == worker_mode::gpu)
+        compiler_.compile_on(std::make_shared<compile_thread>(
+            compiler_.cache() ? std::optional(compiler_.cache()->dir()) : std::nullopt));
 }
 
 request_loop::~request_loop() = default;
@@ -89,6 +97,21 @@ json::object request_loop::hello()
                    {"mode", options_.mode == worker_mode::gpu ? "gpu" : "compile"},
                    {"worker_version", WARPSMITH_VERSION},
                    {"nvrtc_version", nvrtc_version()}};
+    // Whether its compiles run in the file-system sandbox, so that the engine can say when they
+    // do not (docs/worker-protocol.md, "hello").
+    std::optional<sandbox_outcome> sandbox;
+    if (compiler_.thread())
+        sandbox = compiler_.thread()->outcome();
+    else
+    {
+        enter_compile_sandbox_if_requested(compiler_.cache() ? std::optional(compiler_.cache()->dir())
+                                                             : std::nullopt);
+        sandbox = compile_sandbox_outcome();
+    }
+    r["compile_sandbox"] = sandbox ? json::object{{"status", to_string(sandbox->status)},
+                                                  {"abi", sandbox->abi},
+                                                  {"detail", sandbox->detail}}
+                                   : json::object{{"status", "not requested"}};
     if (options_.mode == worker_mode::gpu)
     {
         gpu_session& s = session();

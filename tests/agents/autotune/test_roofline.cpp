@@ -7,6 +7,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+
 using namespace warpsmith;
 using namespace warpsmith::autotune;
 namespace tt = boost::test_tools;
@@ -98,6 +100,72 @@ BOOST_AUTO_TEST_CASE(floors_and_fractions)
     const auto gf = roofline_floors(gemm, g, c).at(g.cases[0].name);
     BOOST_TEST(gf.bound == "compute");
     BOOST_TEST(gf.floor_us == 2.0 * 4096 * 4096 * 4096 / (50 * 1e6), tt::tolerance(1e-9));
+}
+
+BOOST_AUTO_TEST_CASE(cold_copy_curve)
+{
+    // The worker's measured curve: 2 MiB to 64 MiB moved, slower for short copies (out of order and
+    // with unusable points, which are dropped).
+    auto dev = test::h200_device();
+    const double mib = 1 << 20;
+    dev["measured"] =
+        boost::json::object{{"copy_bandwidth_gbps", 4000.0},
+                            {"fp32_tflops", 60.0},
+                            {"cold_copy",
+                             boost::json::array{boost::json::object{{"bytes", 32 * mib}, {"gbps", 3000.0}},
+                                                boost::json::object{{"bytes", 8 * mib}, {"gbps", 2000.0}},
+                                                boost::json::object{{"bytes", 16 * mib}, {"gbps", 2500.0}},
+                                                boost::json::object{{"bytes", 64 * mib}, {"gbps", 3200.0}},
+                                                boost::json::object{{"bytes", 2 * mib}, {"gbps", 0.0}},
+                                                boost::json::object{{"bytes", "x"}, {"gbps", 5.0}},
+                                                7}}};
+    const auto c = roofline_ceilings::from_device(dev);
+    BOOST_TEST_REQUIRE(c.cold_copy.size() == 4u);
+    BOOST_TEST(c.cold_copy.front().bytes == 8 * mib);
+    BOOST_TEST(c.cold_copy.back().bytes == 64 * mib);
+    // At a point: bytes / rate. 16 MiB at 2500 GB/s.
+    BOOST_TEST(*c.cold_copy_us(16 * mib) == 16 * mib / 2.5e6, tt::tolerance(1e-12));
+    // Halfway in log2 between 16 and 32 MiB: 2750 GB/s.
+    const double between = std::exp2(24.5);
+    BOOST_TEST(*c.cold_copy_us(between) == between / 2.75e6, tt::tolerance(1e-12));
+    // Outside the curve: the end points' rates.
+    BOOST_TEST(*c.cold_copy_us(mib) == mib / 2.0e6, tt::tolerance(1e-12));
+    BOOST_TEST(*c.cold_copy_us(1024 * mib) == 1024 * mib / 3.2e6, tt::tolerance(1e-12));
+    BOOST_TEST(!c.cold_copy_us(0).has_value());
+    BOOST_TEST(!roofline_ceilings{}.cold_copy_us(mib).has_value());
+    const auto j = c.to_json();
+    BOOST_TEST(j.at("cold_copy").as_array().size() == 4u);
+    BOOST_TEST(!roofline_ceilings::from_device(test::h200_device()).to_json().contains("cold_copy"));
+
+    // Memory-bound cases get the cold copy of their bytes; compute-bound ones do not.
+    const auto w = test::vscale_workload();
+    const auto spec = roofline_spec::load_for(w);
+    BOOST_TEST_REQUIRE(spec.has_value());
+    const auto big = roofline_floors(*spec, w, c).at("big");  // 32 MiB moved
+    BOOST_TEST_REQUIRE(big.cold_copy_us.has_value());
+    BOOST_TEST(*big.cold_copy_us == 32 * mib / 3.0e6, tt::tolerance(1e-12));
+    BOOST_TEST(*big.vs_cold_copy(*big.cold_copy_us / 0.8) == 0.8, tt::tolerance(1e-12));
+    const auto bj = big.to_json(*big.cold_copy_us * 2);
+    BOOST_TEST(bj.at("cold_copy_us").as_double() == *big.cold_copy_us, tt::tolerance(1e-12));
+    BOOST_TEST(bj.at("vs_cold_copy").as_double() == 0.5, tt::tolerance(1e-12));
+    const auto gemm = roofline_spec::from_json(
+        boost::json::parse(R"j({"bytes": "4*(M*K+K*N+M*N)", "flops": "2*M*N*K"})j"), "gemm");
+    workload g = w;
+    g.cases.resize(1);
+    g.cases[0].values = {{"M", 4096}, {"N", 4096}, {"K", 4096}, {"n", 1}};
+    const auto gf = roofline_floors(gemm, g, c).at(g.cases[0].name);
+    BOOST_TEST(gf.bound == "compute");
+    BOOST_TEST(!gf.cold_copy_us.has_value());
+    BOOST_TEST(!gf.to_json(100.0).contains("vs_cold_copy"));
+
+    // The summary keeps the curve only for cold timings.
+    const std::map<std::string, double> times{{"big", 20.0}};
+    const auto cold = roofline_summary(*spec, w, dev, times);
+    BOOST_TEST(cold.at("cases").at("big").as_object().contains("vs_cold_copy"));
+    BOOST_TEST(cold.at("ceilings").as_object().contains("cold_copy"));
+    const auto hot = roofline_summary(*spec, w, dev, times, false);
+    BOOST_TEST(!hot.at("cases").at("big").as_object().contains("cold_copy_us"));
+    BOOST_TEST(!hot.at("ceilings").as_object().contains("cold_copy"));
 }
 
 BOOST_AUTO_TEST_CASE(benchmark_workloads_have_valid_roofline_files)

@@ -115,6 +115,26 @@ BOOST_AUTO_TEST_CASE(warpsmith_compile_opens_no_host_file_for_a_probe_the_policy
     BOOST_TEST(!fs::is_empty(tmp.path() / "cache"));  // written from inside the sandbox
 }
 
+BOOST_AUTO_TEST_CASE(warpsmith_compile_redacts_the_key_of_the_dotenv_beside_it)
+{
+    // Only ./.env holds the key (nothing in the environment): a log line that carries it (here the
+    // kernel's own #error, where a sandbox-less reading of the file would put it) prints
+    // [REDACTED].
+    if (!present(bin_dir() / "warpsmith"))
+        return;
+    temp_dir tmp("warpsmith-include-cli-redact");
+    write_dotenv(tmp.path());
+    ::unsetenv("OPENAI_API_KEY");
+    const fs::path kernel = tmp.path() / "echo.cu";
+    write_file_atomic(
+        kernel, "#error the key is " + secret + "\nextern \"C\" __global__ void k(float* x) { x[0] = 1; }\n");
+    const auto r = run_warpsmith({"compile", kernel.string(), "--no-cache"}, tmp.path());
+    BOOST_TEST(r.rc == 1, r.out << r.err);
+    BOOST_TEST(r.out.find(secret) == std::string::npos, r.out);
+    BOOST_TEST(r.err.find(secret) == std::string::npos, r.err);
+    BOOST_TEST((r.out + r.err).find("[REDACTED]") != std::string::npos, r.out << r.err);
+}
+
 BOOST_AUTO_TEST_CASE(a_scripted_optimize_with_include_probes_leaves_no_secret_in_the_run_directory)
 {
     if (!present(bin_dir() / "warpsmith") || !present(bin_dir() / "fake_worker"))

@@ -10,6 +10,7 @@
 //               [--exit-at-start N]   exit with code N before reading anything
 //               [--ignore-shutdown]   answer shutdown but keep running; ignore SIGTERM and EOF
 //               [--no-cublas]         GPU mode: the baseline op answers no_baseline (cuBLAS missing)
+//               [--unsandboxed-compiles] hello says its compiles run without the Landlock sandbox
 //               [--cache-dir D] [--no-cache] [--log-level L] [--memory-limit-mib N]   accepted and
 //                                     ignored
 //
@@ -98,6 +99,7 @@ struct config
     int compile_ms = 0;
     std::string log_path;
     bool no_device = false;
+    bool unsandboxed_compiles = false;
     int exit_at_start = -1;
     bool ignore_shutdown = false;
     bool no_cublas = false;
@@ -779,6 +781,9 @@ void handle_hello(const json::object& req)
     resp["worker_version"] = "fake";
     resp["nvrtc_version"] = "fake";
     resp["pid"] = static_cast<int>(::getpid());
+    if (g_cfg.unsandboxed_compiles)
+        resp["compile_sandbox"] = json::object{
+            {"status", "unavailable"}, {"abi", 0}, {"detail", "landlock_create_ruleset: ENOSYS (fake)"}};
     if (!g_cfg.compile_mode)
     {
         resp["driver_version"] = "fake";
@@ -817,6 +822,8 @@ int parse_args(int argc, char** argv)
             g_cfg.log_path = next();
         else if (a == "--ignore-shutdown")
             g_cfg.ignore_shutdown = true;
+        else if (a == "--unsandboxed-compiles")
+            g_cfg.unsandboxed_compiles = true;
         else if (a == "--no-device")
             g_cfg.no_device = true;
         else if (a == "--no-cublas")
@@ -895,8 +902,13 @@ int main(int argc, char** argv)
                 auto resp = ok(req.at("id"));
                 json::object dev = device_json();
                 if (req.contains("measure") && req.at("measure").is_bool() && req.at("measure").as_bool())
-                    dev["measured"] = json::object{
-                        {"copy_bandwidth_gbps", 4000.0}, {"fp32_tflops", 60.0}, {"measure_ms", 1.0}};
+                    dev["measured"] =
+                        json::object{{"copy_bandwidth_gbps", 4000.0},
+                                     {"fp32_tflops", 60.0},
+                                     {"measure_ms", 1.0},
+                                     {"cold_copy",
+                                      json::array{json::object{{"bytes", 2 << 20}, {"gbps", 1000.0}},
+                                                  json::object{{"bytes", 1 << 30}, {"gbps", 3800.0}}}}};
                 resp["device"] = std::move(dev);
                 send(resp);
             }

@@ -185,6 +185,38 @@ BOOST_AUTO_TEST_CASE(stderr_is_forwarded_to_the_log_seam)
     BOOST_TEST(found);
 }
 
+BOOST_AUTO_TEST_CASE(a_worker_compiling_without_the_sandbox_is_said_once)
+{
+    std::mutex m;
+    std::vector<std::string> lines;
+    set_log_sink(
+        [&](log_level l, std::string_view line)
+        {
+            std::lock_guard lock(m);
+            if (l == log_level::warn)
+                lines.emplace_back(line);
+        },
+        log_level::debug);
+    for (int i = 0; i < 2; ++i)
+    {
+        worker_process w(
+            ioc.get_executor(), fake_argv({"--unsandboxed-compiles"}), "gpu" + std::to_string(i));
+        auto body = [&]() -> asio::awaitable<void>
+        {
+            co_await w.start(10s);
+            co_await w.stop(2s);
+        };
+        run_coro(ioc, body());
+    }
+    set_log_sink(nullptr);
+    std::size_t said = 0;
+    for (const auto& l : lines)
+        if (l.find("compiles run without the Landlock file-system sandbox (unavailable: "
+                   "landlock_create_ruleset: ENOSYS (fake))") != std::string::npos)
+            ++said;
+    BOOST_TEST(said == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(stop_escalates_to_sigkill)
 {
     worker_process w(ioc.get_executor(), fake_argv({"--ignore-shutdown"}), "gpu0");

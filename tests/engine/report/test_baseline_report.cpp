@@ -4,6 +4,7 @@
 // roofline read from the workload's own "roofline" before a roofline.json next to it.
 
 #include "engine/report/baseline_report.hpp"
+#include "engine/report/number_text.hpp"
 #include "harness/core/json_file.hpp"
 #include "tests/support/test_paths.hpp"
 
@@ -131,11 +132,44 @@ BOOST_AUTO_TEST_CASE(case_table_has_vendor_columns_and_the_roofline)
                table);
     BOOST_TEST(table.find("\n  odd") == std::string::npos, table);  // correctness cases are not listed
 
+    BOOST_TEST(table.find("cold copy") == std::string::npos, table);  // no curve measured
+
     // Nothing to say: no best, or neither baselines nor roofline.
     BOOST_TEST(baseline_case_table(json::object{}, w).empty());
     json::object bare = summary_with(400);
     bare.erase("baselines");
     BOOST_TEST(baseline_case_table(bare, w).empty());
+}
+
+BOOST_AUTO_TEST_CASE(memory_bound_cases_meet_a_cold_copy_of_their_bytes)
+{
+    // 1000x1000 floats read and written: 8 MB. The device measured cold copies of 4 and 16 MB at
+    // 500 and 800 GB/s; 8 MB is halfway in log2, 650 GB/s: a cold copy takes 8e6 / 650e3 us.
+    json::object o = gemm_json();
+    o["roofline"] = json::parse(R"j({"bytes": "8*M*N"})j");
+    const workload w = workload::from_json(o, fs::current_path(), "gemm");
+    json::object dev = device();
+    dev["measured"].as_object()["cold_copy"] = json::array{json::object{{"bytes", 4e6}, {"gbps", 500.0}},
+                                                           json::object{{"bytes", 16e6}, {"gbps", 800.0}}};
+    const double copy_us = 8e6 / 650e3;
+    json::object s = summary_with(copy_us * 1.25);
+    s["roofline"] = best_roofline(w, dev, s);
+    const auto& big = s["roofline"].at("cases").at("big").as_object();
+    BOOST_TEST(big.at("cold_copy_us").to_number<double>() == copy_us, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(big.at("vs_cold_copy").to_number<double>() == 0.8, boost::test_tools::tolerance(1e-9));
+    const std::string table = baseline_case_table(s, w);
+    BOOST_TEST(table.find("cold copy") != std::string::npos, table);
+    BOOST_TEST(table.find("vs copy") != std::string::npos, table);
+    BOOST_TEST(table.find(report::fmt("%.2f", copy_us)) != std::string::npos, table);
+    BOOST_TEST(table.find("0.80x") != std::string::npos, table);
+    BOOST_TEST(table.find("cold copy: the same bytes copied under the same cold timing") != std::string::npos,
+               table);
+
+    // A hot run: no cold copy to compare with.
+    json::object hot = summary_with(copy_us * 1.25);
+    hot["roofline"] = best_roofline(w, dev, hot, false);
+    BOOST_TEST(!hot["roofline"].at("cases").at("big").as_object().contains("cold_copy_us"));
+    BOOST_TEST(baseline_case_table(hot, w).find("cold copy") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -4,8 +4,10 @@
 // process: the compile worker's environment and secret redaction.
 
 #include "harness/compile/compile_sandbox.hpp"
+#include "harness/compile/compile_thread.hpp"
 #include "harness/compile/include_policy.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
+#include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/core/secret_redaction.hpp"
 #include "tests/support/test_paths.hpp"
@@ -14,6 +16,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -199,6 +202,13 @@ BOOST_AUTO_TEST_CASE(tricky_sources_are_refused)
         "const char* s = R\"x( \" /* )x\";\n#include \".env\"\n// */",
         "const char* s = R\"(unterminated",
         "const char* s = u8R\"abc(\n)abc\";\n#include \".env\"",
+        // NVRTC ends a raw string at `)` backslash-newline `"`; a backslash or "??" in the body is
+        // refused wherever it is.
+        "const char* s = R\"(\n)\\\n\";\n#include \".env\"\n//)\";",
+        "const char* s = R\"(\n)??/\n\";\n#include \".env\"\n//)\";",
+        "const char* s = R\"(a\\nb)\";",
+        "const char* s = R\"(what??)\";",
+        "const char* s = R\"(\\u0029\")\";",
     };
     for (const auto& s : refused)
     {
@@ -231,6 +241,7 @@ BOOST_AUTO_TEST_CASE(ordinary_kernels_pass)
         "const char* s = \"#include \\\".env\\\"\";",
         "const char* s = R\"(\n#include \".env\"\n)\";",
         "const char* s = R\"delim(\n)\" #include \".env\"\n)delim\";",
+        "asm volatile(R\"(\n  mov.u32 %0, %%laneid;\n)\" : \"=r\"(lane));",
         "int big = 1'000'000;",
         "float f = 1.5e+3f + 0x1p-3 + .5;",
         "char q = '\\'';",
@@ -386,6 +397,48 @@ BOOST_AUTO_TEST_CASE(the_sandbox_rules_name_the_toolkit_and_the_writable_directo
         BOOST_TEST(!p.string().starts_with("/proc"), p);
         BOOST_TEST((p == "/etc/ld.so.cache" || p == "/etc/localtime" || !p.string().starts_with("/etc")), p);
     }
+    // The running binary itself, not the directory it sits in (which may hold a project's .env).
+    const fs::path self = fs::read_symlink("/proc/self/exe");
+    BOOST_TEST(has(rules.read, self));
+    BOOST_TEST(!has(rules.read, self.parent_path()));
+}
+
+BOOST_AUTO_TEST_CASE(a_compile_thread_compiles_inside_the_sandbox_and_leaves_the_rest_its_files)
+{
+    test::temp_dir tmp("warpsmith-compile-thread");
+    const fs::path secret_file = tmp.path() / ".env";
+    write_file_atomic(secret_file, "OPENAI_API_KEY=sk-test-THREAD\n");
+    auto thread = std::make_shared<compile_thread>(tmp.path() / "cache");
+    const auto readable = [&] { return std::ifstream(secret_file).good(); };
+    // Jobs run on the thread and hand back results and exceptions; a job the thread runs itself
+    // (a compile that compiles) runs in place.
+    BOOST_TEST(thread->run([&] { return thread->on_this_thread(); }));
+    BOOST_TEST(!thread->on_this_thread());
+    BOOST_TEST(thread->run([&] { return thread->run([] { return 42; }); }) == 42);
+    BOOST_CHECK_THROW(thread->run([]() -> int { throw user_error("from the thread"); }), user_error);
+
+    // A kernel that gets past the textual policy (a __has_include spelled by token pasting) and
+    // stops at #error when it can open the file.
+    nvrtc_compiler compiler;
+    compiler.compile_on(thread);
+    const std::string probe = "#define PASTE(a, b) a##b\n#if PASTE(__has_, include)(\"" +
+                              secret_file.string() + "\")\n#error the compile can read host files\n#endif\n" +
+                              kernel_tail;
+    BOOST_TEST(!check_include_policy(probe).has_value());
+    const compile_output out = compiler.compile(request_for(probe, "k"));
+    BOOST_TEST(readable());  // this thread keeps its access
+    if (landlock_abi_version() == 0)
+    {
+        BOOST_TEST_MESSAGE("Landlock unavailable here: the compile thread relies on the include policy");
+        BOOST_TEST((thread->outcome().status == sandbox_outcome::state::unavailable));
+        return;
+    }
+    BOOST_TEST((thread->outcome().status == sandbox_outcome::state::applied), thread->outcome().detail);
+    BOOST_TEST(out.compiled, out.error << "\n" << out.log);
+    BOOST_TEST(!thread->run(readable));
+    // The same compile on a thread of its own, outside the sandbox, stops at the #error: the probe
+    // works, so the sandbox is what made the difference.
+    BOOST_TEST(!nvrtc_compiler().compile(request_for(probe + "// unsandboxed\n", "k")).compiled);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

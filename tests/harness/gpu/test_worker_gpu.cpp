@@ -4,6 +4,7 @@
 // diagnosis (failure kind, case, counts, first mismatches), timing sanity, restarts after faults
 // and hangs, time_interleaved, device_info, and that memory does not leak across evaluations.
 
+#include "harness/compile/compile_sandbox.hpp"
 #include "harness/core/json_file.hpp"
 #include "harness/workload/candidate.hpp"
 #include "harness/workload/workload.hpp"
@@ -167,6 +168,10 @@ BOOST_AUTO_TEST_CASE(hello_and_device_info)
     gpu_worker w;
     BOOST_TEST(w.hello.at("mode").as_string() == "gpu");
     BOOST_TEST(!w.hello.at("driver_version").as_string().empty());
+    // Its compiles (the reference, candidates sent as source) run on a thread inside the sandbox.
+    BOOST_TEST(w.hello.at("compile_sandbox").at("status").as_string() ==
+                   (warpsmith::landlock_abi_version() > 0 ? "applied" : "unavailable"),
+               json::serialize(w.hello.at("compile_sandbox")));
     const json::object& d = w.hello.at("device").as_object();
     for (const char* field : {"name",
                               "index",
@@ -213,6 +218,21 @@ BOOST_AUTO_TEST_CASE(hello_and_device_info)
     BOOST_TEST(gbps < 20000.0);
     BOOST_TEST(tflops > 2.0);
     BOOST_TEST(tflops < 300.0);
+    // The cold copy curve: 2 MiB to 1 GiB moved, doubling; each copy timed cold, so none beats the
+    // large hot copy by much, and the largest reaches a good part of it.
+    const json::array& curve = measured.at("cold_copy").as_array();
+    BOOST_TEST_REQUIRE(curve.size() >= 2u);
+    double previous = 0;
+    for (const auto& p : curve)
+    {
+        const double bytes = p.at("bytes").to_number<double>();
+        const double rate = p.at("gbps").to_number<double>();
+        BOOST_TEST(bytes == (previous > 0 ? 2 * previous : double(2 << 20)));
+        BOOST_TEST(rate > 0.0);
+        BOOST_TEST(rate < 1.2 * gbps, "cold copy of " << bytes << " bytes: " << rate << " GB/s");
+        previous = bytes;
+    }
+    BOOST_TEST(curve.back().at("gbps").to_number<double>() > 0.5 * gbps);
 }
 
 BOOST_AUTO_TEST_CASE(evaluate_before_load_is_no_workload)

@@ -3,7 +3,9 @@
 // patterns, element rendering, launch checks, kernel argument blocks, and that the helper kernels
 // compile with NVRTC for sm_90.
 
+#include "harness/compile/compile_sandbox.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
+#include "harness/core/json_file.hpp"
 #include "harness/cuda/cuda_error.hpp"
 #include "harness/cuda/driver_api.hpp"
 #include "harness/worker/comparator_kernels.hpp"
@@ -64,6 +66,8 @@ BOOST_AUTO_TEST_CASE(hello_in_compile_mode)
     BOOST_TEST(o.response.at("mode").as_string() == "compile");
     BOOST_TEST(!o.response.at("nvrtc_version").as_string().empty());
     BOOST_TEST(!o.response.contains("device"));
+    // Started by hand, not by the compile pool: nobody asked for the sandbox.
+    BOOST_TEST(o.response.at("compile_sandbox").at("status").as_string() == "not requested");
 }
 
 BOOST_AUTO_TEST_CASE(malformed_lines_are_bad_requests)
@@ -183,6 +187,34 @@ BOOST_AUTO_TEST_CASE(gpu_mode_without_a_device_answers_no_device)
         }
     }
     BOOST_TEST(loop.handle_line(R"({"id":2,"op":"shutdown"})").exit);
+}
+
+BOOST_AUTO_TEST_CASE(gpu_mode_compiles_on_its_sandboxed_thread)
+{
+    // The GPU worker keeps its file access for the driver and compiles on a thread inside the
+    // compile sandbox: a kernel past the textual policy (a pasted __has_include) finds no file.
+    test::temp_dir tmp("warpsmith-gpu-mode-compile");
+    const std::string file = (tmp.path() / ".env").string();
+    write_file_atomic(tmp.path() / ".env", "OPENAI_API_KEY=sk-test-GPUMODE\n");
+    worker_options o;
+    o.mode = worker_mode::gpu;
+    o.device = 999;
+    o.no_cache = true;
+    request_loop loop(o);
+    const std::string probe = "#define PASTE(a, b) a##b\n#if PASTE(__has_, include)(\"" + file +
+                              "\")\n#error the GPU worker's compiles read host files\n#endif\n"
+                              "extern \"C\" __global__ void k(float* x) { x[0] = 1.0f; }\n";
+    json::object req{{"id", 1}, {"op", "compile"}, {"request", {{"source", probe}, {"entry", "k"}}}};
+    auto r = loop.handle_line(json::serialize(req));
+    BOOST_TEST_REQUIRE(r.response.at("ok").as_bool());
+    BOOST_TEST(!read_text_file(tmp.path() / ".env").empty());  // the worker's own thread still reads it
+    const auto& out = r.response.at("output").as_object();
+    if (landlock_abi_version() == 0)
+    {
+        BOOST_TEST_MESSAGE("Landlock unavailable here: the GPU worker's compiles rely on the include policy");
+        return;
+    }
+    BOOST_TEST(out.at("compiled").as_bool(), json::serialize(out));
 }
 
 // (Non-finite numbers in responses: tests/harness/json/test_json_number.cpp.)
