@@ -190,6 +190,61 @@ cubin_inventory read_cubin_inventory(std::string_view elf)
     return inv;
 }
 
+std::optional<std::vector<cubin_kernel_param>> read_kernel_params(std::string_view elf,
+                                                                  std::string_view entry)
+{
+    const std::optional<elf_tables> t = read_elf(elf);
+    if (!t || entry.empty())
+        return std::nullopt;
+    const std::string wanted = ".nv.info." + std::string(entry);
+    const section* info = nullptr;
+    for (std::size_t i = 0; i < t->sections.size(); ++i)
+        if (t->section_names[i] == wanted && t->sections[i].type != sht_nobits)
+            info = &t->sections[i];
+    if (!info)
+        return std::nullopt;
+    const std::string_view bytes = elf.substr(info->offset, info->size);
+    // Records: a format byte, an attribute byte, then either a 16-bit value (formats 1-3) or a
+    // 16-bit length and that many bytes (format 4, EIFMT_SVAL).
+    constexpr std::uint8_t eifmt_sval = 0x04;
+    constexpr std::uint8_t eiattr_kparam_info = 0x17;
+    std::vector<cubin_kernel_param> params;
+    std::uint64_t at = 0;
+    while (at + 4 <= bytes.size())
+    {
+        const auto format = static_cast<std::uint8_t>(bytes[at]);
+        const auto attribute = static_cast<std::uint8_t>(bytes[at + 1]);
+        std::uint16_t length = 0;
+        if (!read_at(bytes, at + 2, length))
+            return std::nullopt;
+        if (format != eifmt_sval)
+        {
+            at += 4;
+            continue;
+        }
+        if (bytes.size() - (at + 4) < length)
+            return std::nullopt;
+        if (attribute == eiattr_kparam_info)
+        {
+            // index (u32), ordinal (u16), offset (u16), flags (u32: size in bits 18-31).
+            std::uint16_t ordinal = 0, offset = 0;
+            std::uint32_t flags = 0;
+            if (length < 12 || !read_at(bytes, at + 8, ordinal) || !read_at(bytes, at + 10, offset) ||
+                !read_at(bytes, at + 12, flags))
+                return std::nullopt;
+            params.push_back({ordinal, offset, flags >> 18});
+        }
+        at += 4 + std::uint64_t(length);
+    }
+    std::sort(params.begin(),
+              params.end(),
+              [](const cubin_kernel_param& a, const cubin_kernel_param& b) { return a.ordinal < b.ordinal; });
+    for (std::size_t i = 0; i < params.size(); ++i)
+        if (params[i].ordinal != i)
+            return std::nullopt;
+    return params;
+}
+
 std::string device_heap_refusal(const cubin_inventory& inventory)
 {
     for (const std::string& f : inventory.undefined_functions)

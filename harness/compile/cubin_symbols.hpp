@@ -10,6 +10,7 @@
 // heap.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,24 @@ struct cubin_inventory
 /// outside `.nv.shared*` / `.nv.local*`), the OBJECT symbols in them, and the undefined functions.
 /// Never throws on malformed input (valid stays false).
 cubin_inventory read_cubin_inventory(std::string_view cubin);
+
+/// One parameter of a kernel as its cubin declares it: what the driver copies from the host for
+/// it at a launch (`size` bytes to `offset` in the parameter block).
+struct cubin_kernel_param
+{
+    std::uint32_t ordinal = 0;
+    std::uint32_t offset = 0;
+    std::uint32_t size = 0;
+};
+
+/// The parameters of kernel `entry`, by ordinal, from its `.nv.info.<entry>` section
+/// (EIATTR_KPARAM_INFO records: ordinal, offset, and the size in the top 14 bits of the flags word),
+/// or nullopt when the section is missing or malformed (or an ordinal repeats or leaves a gap).
+/// The driver reads these same records to copy a launch's arguments, so a kernel that declares a
+/// 4 KiB struct where the signature has an int makes cuLaunchKernel copy 4 KiB of the host's
+/// memory from the int's address: check the sizes before launching (kernel_launch.hpp).
+std::optional<std::vector<cubin_kernel_param>> read_kernel_params(std::string_view cubin,
+                                                                  std::string_view entry);
 
 /// Why a module must not run, or "" when it may: it calls the device-side heap (malloc, free, the
 /// aligned variants; operator new and delete compile to these), whose blocks outlive a launch and

@@ -82,6 +82,8 @@ case_store::case_store(gpu_device& device,
         throw reference_error("the reference cannot be loaded: " + why);
     if (const std::string refused = refuse_local_frame(*ref); !refused.empty())
         throw reference_error("the reference cannot be run: " + refused);
+    if (const std::string mismatch = parameter_mismatch(*ref, wl.sig); !mismatch.empty())
+        throw reference_error("the reference's parameters do not match the signature: " + mismatch);
 
     cases_.reserve(wl.cases.size());
     for (const workload_case& wc : wl.cases)

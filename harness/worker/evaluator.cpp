@@ -134,6 +134,10 @@ try
     phases["load_ms"] = prepared.load_ms;
     if (prepared.fail)
         fail = prepared.fail;
+    else if (std::string mismatch = parameter_mismatch(*prepared.kernel, wl.sig); !mismatch.empty())
+        fail = failure{failure_kind::bad_launch,
+                       "",
+                       "the kernel's parameters do not match the workload's signature: " + mismatch};
     else if (std::string problem = prepared.cand.validate(wl); !problem.empty())
         fail = failure{failure_kind::bad_launch, "", "the launch plan is not usable: " + problem};
 

@@ -72,6 +72,12 @@ try
         if (e.prepared.fail)
             bad_request(where + " ('" + e.key + "'): " + e.prepared.fail->kind + ": " +
                         e.prepared.fail->message);
+        if (const std::string mismatch = parameter_mismatch(*e.prepared.kernel, store.get_workload().sig);
+            !mismatch.empty())
+            bad_request(where + " ('" + e.key +
+                        "'): the kernel's parameters do not match the workload's "
+                        "signature: " +
+                        mismatch);
     }
 
     const CUstream s = device.stream();

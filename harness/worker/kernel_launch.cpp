@@ -86,6 +86,7 @@ std::optional<loaded_kernel> load_kernel(std::string_view cubin,
     }
     k.state = std::move(*state);
     k.entry = entry;
+    k.params = read_kernel_params(cubin, entry);
     k.max_threads_per_block = cuda::function_attribute(k.function, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
     k.static_shared_bytes = cuda::function_attribute(k.function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
     k.registers = cuda::function_attribute(k.function, CU_FUNC_ATTRIBUTE_NUM_REGS);
@@ -242,6 +243,28 @@ kernel_args::kernel_args(const signature& sig,
         // sizeof(param) bytes from the pointer it is given (little-endian host).
         pointers_.push_back(&word);
     }
+}
+
+std::string parameter_mismatch(const loaded_kernel& k, const signature& sig)
+{
+    if (!k.params)
+        return "the kernel's parameter list cannot be read from its cubin (.nv.info." + k.entry + ")";
+    const auto& declared = *k.params;
+    if (declared.size() != sig.params.size())
+        return "the kernel declares " + std::to_string(declared.size()) + " parameter" +
+               (declared.size() == 1 ? "" : "s") + ", the workload's signature has " +
+               std::to_string(sig.params.size());
+    for (std::size_t i = 0; i < declared.size(); ++i)
+    {
+        const param& p = sig.params[i];
+        const std::size_t expected = p.kind == param_kind::buffer ? sizeof(void*) : size_of(p.type);
+        if (declared[i].size != expected)
+            return "parameter " + std::to_string(i + 1) + " ('" + p.name + "') is " +
+                   std::to_string(declared[i].size) + " bytes in the kernel, the signature's " +
+                   (p.kind == param_kind::buffer ? std::string("pointer") : std::string(to_string(p.type))) +
+                   " is " + std::to_string(expected);
+    }
+    return {};
 }
 
 CUresult launch_kernel(const loaded_kernel& k, const launch_dims& d, void** args, CUstream s)

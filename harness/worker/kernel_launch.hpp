@@ -5,6 +5,7 @@
 // the kernel before anything is launched (so a bad plan is a clear "bad_launch" with the numbers,
 // not an opaque driver error).
 
+#include "harness/compile/cubin_symbols.hpp"
 #include "harness/cuda/handles.hpp"
 #include "harness/worker/gpu_device.hpp"
 #include "harness/worker/module_state.hpp"
@@ -36,7 +37,16 @@ struct loaded_kernel
     /// Its code can load local memory (compile_output::local_memory): the context's local window
     /// is wiped before each of its launches. True unless the compile said otherwise.
     bool local_memory = true;
+    /// The parameters its cubin declares (read_kernel_params); nullopt when they cannot be read.
+    std::optional<std::vector<cubin_kernel_param>> params;
 };
+
+/// Why k cannot be launched with sig's arguments, or "" when it can: each parameter the cubin
+/// declares must have the size of the signature's (8 bytes for a buffer's pointer, the scalar's
+/// dtype otherwise), and there must be as many. kernel_args hands the driver one 8-byte word per
+/// parameter and the driver copies the size the cubin declares from it: a larger parameter would
+/// copy the worker's own memory into the kernel, an extra one a pointer past the argument array.
+std::string parameter_mismatch(const loaded_kernel& k, const signature& sig);
 
 /// Loads a cubin, finds entry and captures the module's global state. Returns nullopt with why set
 /// when the driver rejects the image (CUDA_ERROR_INVALID_IMAGE, CUDA_ERROR_NO_BINARY_FOR_GPU, ...),

@@ -496,4 +496,41 @@ template __global__ void tk<3>(float*);
         cubin_entry_points(std::string_view(out.cubin).substr(0, n));
 }
 
+BOOST_AUTO_TEST_CASE(cubin_kernel_params_are_read_by_ordinal)
+{
+    // What the driver copies per parameter: a 4 KiB struct where a signature would have an int, a
+    // short after an 8-byte one, and a kernel without parameters.
+    const char* source = R"(
+struct big { char b[4096]; };
+extern "C" __global__ void k(int m, float s, const float* __restrict__ a, double d, big g, long long q,
+                             short h)
+{
+    if (m < 0)
+        *(float*)a = s + d + g.b[7] + q + h;
+}
+extern "C" __global__ void none() {}
+)";
+    compile_output out = nvrtc_compiler().compile(request(source, "k"));
+    BOOST_TEST_REQUIRE(out.compiled, out.error);
+    const auto params = read_kernel_params(out.cubin, "k");
+    BOOST_TEST_REQUIRE(params.has_value());
+    BOOST_TEST_REQUIRE(params->size() == 7u);
+    const std::vector<std::uint32_t> sizes{4, 4, 8, 8, 4096, 8, 2};
+    const std::vector<std::uint32_t> offsets{0, 4, 8, 16, 24, 4120, 4128};
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+    {
+        BOOST_TEST((*params)[i].ordinal == i);
+        BOOST_TEST((*params)[i].size == sizes[i], "parameter " << i);
+        BOOST_TEST((*params)[i].offset == offsets[i], "parameter " << i);
+    }
+    const auto empty = read_kernel_params(out.cubin, "none");
+    BOOST_TEST_REQUIRE(empty.has_value());
+    BOOST_TEST(empty->empty());
+    BOOST_TEST(!read_kernel_params(out.cubin, "absent").has_value());
+    BOOST_TEST(!read_kernel_params("not an elf", "k").has_value());
+    // Truncations are handled without reading out of bounds.
+    for (std::size_t n = 0; n < out.cubin.size(); n += 89)
+        (void)read_kernel_params(std::string_view(out.cubin).substr(0, n), "k");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

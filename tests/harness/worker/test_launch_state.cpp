@@ -4,12 +4,18 @@
 // timed launches, and allocation rounding. The GPU side is in tests/harness/gpu/test_worker_gpu.cpp
 // and tests/cheats.
 
+#include "harness/compile/compile_options.hpp"
 #include "harness/compile/cubin_symbols.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
+#include "harness/core/json_file.hpp"
 #include "harness/timing/timing_stats.hpp"
 #include "harness/worker/device_buffers.hpp"
+#include "harness/worker/kernel_launch.hpp"
 #include "harness/worker/launch_hygiene.hpp"
 #include "harness/worker/timer.hpp"
+#include "harness/workload/candidate.hpp"
+#include "harness/workload/workload.hpp"
+#include "tests/support/test_paths.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -291,6 +297,100 @@ BOOST_AUTO_TEST_CASE(case_store_allocations_are_whole_pages)
     BOOST_TEST(whole_pages(allocation_page) == allocation_page);
     BOOST_TEST(whole_pages(allocation_page + 1) == 2 * allocation_page);
     BOOST_TEST(whole_pages(0) == allocation_page);
+}
+
+BOOST_AUTO_TEST_CASE(every_shipped_kernel_declares_its_signature)
+{
+    // The worker refuses a kernel whose parameters differ from the signature (parameter_mismatch):
+    // every reference and initial kernel of the repository's workloads, and every cheat (whose
+    // expected outcome is something else), must pass that check.
+    namespace fs = std::filesystem;
+    const fs::path root = test::source_dir();
+    auto check = [](const candidate& c,
+                    const workload& w,
+                    const std::string& what,
+                    bool must_compile = true,
+                    bool must_match = true)
+    {
+        compile_request r;
+        r.source = c.source;
+        r.entry = c.entry;
+        r.options = define_options(c.defines);
+        r.arch = "sm_90";
+        const compile_output out = nvrtc_compiler().compile(r);
+        if (!must_compile && !out.compiled)
+            return;  // a candidate that is there to fail its compile
+        BOOST_TEST_REQUIRE(out.compiled, what << ": " << out.error);
+        loaded_kernel k;
+        k.entry = c.entry;
+        k.params = read_kernel_params(out.cubin, c.entry);
+        BOOST_TEST(parameter_mismatch(k, w.sig).empty() == must_match,
+                   what << ": " << parameter_mismatch(k, w.sig));
+    };
+    int workloads = 0;
+    for (const char* top : {"bench/workloads", "tests", "examples"})
+    {
+        if (!fs::exists(root / top))
+            continue;
+        for (const auto& e : fs::recursive_directory_iterator(root / top))
+        {
+            if (e.path().filename() != "workload.json")
+                continue;
+            std::optional<workload> w;
+            try
+            {
+                w = workload::load(e.path().parent_path());
+            }
+            catch (const std::exception&)
+            {
+                continue;  // a deliberately broken workload of a test
+            }
+            ++workloads;
+            check(candidate::from_kernel(w->reference), *w, e.path().string() + " reference");
+            if (w->initial)
+                check(candidate::from_kernel(*w->initial), *w, e.path().string() + " initial");
+        }
+    }
+    BOOST_TEST(workloads >= 6);
+    int cheats = 0;
+    for (const char* file : {"tests/cheats/cheats.json", "tests/cheats/hardening/hardening.json"})
+    {
+        const boost::json::value manifest = read_json_file(root / file);
+        const boost::json::array& entries =
+            manifest.is_array() ? manifest.as_array() : manifest.at("cheats").as_array();
+        for (const auto& c : entries)
+        {
+            const auto& o = c.as_object();
+            const workload w = workload::load(root / std::string(o.at("workload").as_string()));
+            candidate cand;
+            cand.source = read_text_file(root / std::string(o.at("file").as_string()));
+            cand.entry = std::string(o.at("entry").as_string());
+            // A cheat that is there to be refused for its parameters must differ from the signature.
+            const auto* expect = o.if_contains("expect");
+            const bool refused = expect && expect->is_string() && expect->as_string() == "bad_launch";
+            check(cand, w, std::string(o.at("file").as_string()), true, !refused);
+            ++cheats;
+        }
+    }
+    BOOST_TEST(cheats >= 40);
+    // Candidate directories beside their workloads (optimize --provider scripted --candidates).
+    for (const auto& [dir, wdir] : std::vector<std::pair<std::string, std::string>>{
+             {"bench/suites/smoke/candidates", "bench/suites/smoke/vadd"},
+             {"bench/workloads/sgemm/candidates", "bench/workloads/sgemm"},
+             {"tests/engine/run/data/candidates", "tests/engine/run/data/vadd"},
+             {"tests/engine/executors/data/vadd", "tests/engine/executors/data/vadd"}})
+    {
+        const workload w = workload::load(root / wdir);
+        for (const auto& e : fs::directory_iterator(root / dir))
+        {
+            if (e.path().extension() != ".cu")
+                continue;
+            candidate cand;
+            cand.source = read_text_file(e.path());
+            cand.entry = w.sig.entry;
+            check(cand, w, e.path().string(), false);
+        }
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

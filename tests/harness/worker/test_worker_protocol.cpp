@@ -408,6 +408,35 @@ BOOST_AUTO_TEST_CASE(launch_checks_name_the_numbers)
     BOOST_TEST(m3.find("kernel's maximum of 256") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(a_kernel_whose_parameters_differ_from_the_signature_is_not_launched)
+{
+    // The driver copies as many bytes per parameter as the cubin declares from the 8-byte word
+    // kernel_args gives it: a larger parameter would read the worker's memory, an extra one a
+    // pointer past the array. Sizes and count must match the signature.
+    signature sig;
+    sig.params.push_back(param{"n", param_kind::scalar, dtype::int32});
+    sig.params.push_back(param{"x", param_kind::buffer, dtype::float32, buffer_dir::in});
+    sig.params.push_back(param{"h", param_kind::scalar, dtype::float16});
+    loaded_kernel k;
+    k.entry = "k";
+    BOOST_TEST(parameter_mismatch(k, sig).find("cannot be read from its cubin (.nv.info.k)") !=
+               std::string::npos);
+    k.params = std::vector<cubin_kernel_param>{{0, 0, 4}, {1, 8, 8}, {2, 16, 2}};
+    BOOST_TEST(parameter_mismatch(k, sig).empty());
+    k.params = std::vector<cubin_kernel_param>{{0, 0, 4096}, {1, 4096, 8}, {2, 4104, 2}};
+    BOOST_TEST(parameter_mismatch(k, sig) ==
+               "parameter 1 ('n') is 4096 bytes in the kernel, the signature's int32 is 4");
+    k.params = std::vector<cubin_kernel_param>{{0, 0, 4}, {1, 4, 4}, {2, 8, 2}};
+    BOOST_TEST(parameter_mismatch(k, sig) ==
+               "parameter 2 ('x') is 4 bytes in the kernel, the signature's pointer is 8");
+    k.params = std::vector<cubin_kernel_param>{{0, 0, 4}, {1, 8, 8}, {2, 16, 2}, {3, 24, 8}};
+    BOOST_TEST(parameter_mismatch(k, sig) ==
+               "the kernel declares 4 parameters, the workload's signature has 3");
+    k.params = std::vector<cubin_kernel_param>{};
+    BOOST_TEST(parameter_mismatch(k, sig) ==
+               "the kernel declares 0 parameters, the workload's signature has 3");
+}
+
 BOOST_AUTO_TEST_CASE(kernel_arguments_follow_the_signature)
 {
     json::object wj = test::vector_add_workload("float32");
