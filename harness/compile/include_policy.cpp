@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace warpsmith
 {
@@ -13,12 +15,21 @@ namespace
 // ---------------------------------------------------------------------------------------------
 // The lexer. Readings where compilers differ are options; check_include_policy scans under each.
 
+enum class separators
+{
+    none,    // ' always starts a character literal (C++11).
+    strict,  // 1'000: a ' followed by a digit or letter continues a pp-number (C++14).
+    greedy,  // 1'+: any ' right after a pp-number joins it (EDG/NVRTC, with an error it goes past).
+};
+
 struct reading
 {
     bool trigraphs = false;           // ??= is #, ??/ is \, ... (C++17 removed them; EDG warns).
     bool splice_after_space = false;  // "\ \n" splices like "\\\n" (GCC does, EDG does not).
     bool lone_cr_is_newline = false;  // A CR not followed by LF ends a line (GCC), or is a space.
-    bool digit_separators = true;     // 1'000 is one pp-number (C++14 and later).
+    separators digit_separators = separators::greedy;
+    bool extended_identifiers = false;  // $ and bytes >= 0x80 are identifier characters (GCC), or
+                                        // stray characters of their own (EDG/NVRTC).
 };
 
 constexpr char eof = '\0';
@@ -55,15 +66,15 @@ bool horizontal_space(char c)
     return c == ' ' || c == '\t' || c == '\f' || c == '\v';
 }
 
-bool identifier_start(char c)
+bool identifier_start(char c, bool extended)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' ||
-           static_cast<unsigned char>(c) >= 0x80;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           (extended && (c == '$' || static_cast<unsigned char>(c) >= 0x80));
 }
 
-bool identifier_char(char c)
+bool identifier_char(char c, bool extended)
 {
-    return identifier_start(c) || (c >= '0' && c <= '9');
+    return identifier_start(c, extended) || (c >= '0' && c <= '9');
 }
 
 bool digit(char c)
@@ -120,6 +131,113 @@ public:
         return found_;
     }
 
+    // Wherever the lexer above and a compiler might disagree about comments and literals (a new
+    // kind of token, a compiler's own extension), a directive could hide in what the lexer takes
+    // for a comment or a string. This looks at the text after translation phases 1 and 2 of this
+    // reading, with no notion of comments or literals: every '#' or "%:" followed (after spaces
+    // and block comments) by include, include_next, import or embed must be an #include <...> of
+    // an allowed toolkit header, and the operators that probe files or run pragmas may not appear
+    // at all, in a comment or a string either.
+    std::optional<violation> hidden_directive() const
+    {
+        std::string text;
+        std::vector<std::size_t> at;  // physical offset of each character of text
+        text.reserve(src_.size());
+        at.reserve(src_.size());
+        for (auto c = cooked(src_.starts_with("\xEF\xBB\xBF") ? 3 : 0); c.ch != eof; c = cooked(c.next))
+        {
+            text += c.ch;
+            at.push_back(c.start);
+        }
+        // For each position, where the block comment starting there ends (npos: never).
+        const std::size_t n = text.size();
+        std::vector<std::size_t> comment_end(n + 1, std::string::npos);
+        std::size_t close = std::string::npos;
+        for (std::size_t i = n; i-- > 0;)
+        {
+            if (i + 1 < n && text[i] == '*' && text[i + 1] == '/')
+                close = i + 2;
+            if (i + 1 < n && text[i] == '/' && text[i + 1] == '*')
+                comment_end[i] = (close != std::string::npos && close >= i + 4) ? close : std::string::npos;
+        }
+        // "/**/": the closing "*/" search above starts at i + 2 at the earliest.
+        for (std::size_t i = 0; i + 3 < n; ++i)
+            if (text[i] == '/' && text[i + 1] == '*' && text[i + 2] == '*' && text[i + 3] == '/')
+                comment_end[i] = i + 4;
+        auto skip_space = [&](std::size_t p)
+        {
+            for (int comments = 0; p < n;)
+            {
+                if (horizontal_space(text[p]))
+                    ++p;
+                else if (text[p] == '/' && p + 1 < n && text[p + 1] == '*' && comments < 64)
+                {
+                    if (comment_end[p] == std::string::npos)
+                        return n;
+                    p = comment_end[p];
+                    ++comments;
+                }
+                else
+                    break;
+            }
+            return p;
+        };
+        auto word_at = [&](std::size_t p)
+        {
+            std::size_t e = p;
+            while (e < n && identifier_char(text[e], false))
+                ++e;
+            return std::string_view(text).substr(p, e - p);
+        };
+        static const std::array<std::string_view, 5> operators{
+            "__has_include", "__has_include_next", "__has_embed", "_Pragma", "__pragma"};
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            const char ch = text[i];
+            if (identifier_start(ch, false) && (i == 0 || !identifier_char(text[i - 1], false)))
+            {
+                const std::string_view w = word_at(i);
+                if (std::find(operators.begin(), operators.end(), w) != operators.end())
+                    return violation{at[i],
+                                     std::string(w) +
+                                         " is refused anywhere in the source, comments and "
+                                         "strings included"};
+                i += w.size() - 1;
+                continue;
+            }
+            std::size_t after = 0;
+            if (ch == '#')
+                after = i + 1;
+            else if (ch == '%' && i + 1 < n && text[i + 1] == ':')
+                after = i + 2;
+            else
+                continue;
+            const std::size_t name_at = skip_space(after);
+            const std::string_view name = name_at < n ? word_at(name_at) : std::string_view();
+            if (name != "include" && name != "include_next" && name != "import" && name != "embed")
+                continue;
+            const std::size_t operand = skip_space(name_at + name.size());
+            bool allowed = false;
+            if (name == "include" && operand < n && text[operand] == '<')
+            {
+                const std::size_t end = text.find_first_of(">\n", operand + 1);
+                allowed =
+                    end != std::string::npos && text[end] == '>' &&
+                    allowed_toolkit_header(std::string_view(text).substr(operand + 1, end - operand - 1));
+            }
+            if (!allowed)
+            {
+                std::string rule = "#";
+                rule.append(name);
+                rule.append(
+                    " of anything but a CUDA toolkit device header is refused anywhere in the source, "
+                    "comments and strings included");
+                return violation{at[i], std::move(rule)};
+            }
+        }
+        return std::nullopt;
+    }
+
 private:
     struct cooked_char
     {
@@ -130,6 +248,9 @@ private:
 
     std::string_view src_;
     reading r_;
+
+    bool ident_start(char c) const { return identifier_start(c, r_.extended_identifiers); }
+    bool ident_char(char c) const { return identifier_char(c, r_.extended_identifiers); }
     std::size_t pos_ = 0;
     std::optional<violation> found_;
 
@@ -284,7 +405,7 @@ private:
         std::size_t p = c.start;
         for (auto e = cooked(p); e.ch != eof; e = cooked(p))
         {
-            if (identifier_char(e.ch))
+            if (ident_char(e.ch))
             {
                 name += e.ch;
                 p = e.next;
@@ -334,7 +455,7 @@ private:
             return;  // The null directive.
         if (digit(c.ch))
             return;  // A line marker (# 12 "name"), like #line: the rest of the line is ordinary tokens.
-        if (!identifier_start(c.ch) && c.ch != '\\')
+        if (!ident_start(c.ch) && c.ch != '\\')
         {
             refuse(hash_offset, "an unknown preprocessing directive is refused");
             return;
@@ -399,14 +520,16 @@ private:
     // One token outside directive names: identifiers are checked, literals skipped whole.
     void token(const cooked_char& c, bool in_pragma)
     {
-        if (identifier_start(c.ch) ||
-            (c.ch == '\\' && (cooked(c.next).ch == 'u' || cooked(c.next).ch == 'U')))
+        if (ident_start(c.ch) || (c.ch == '\\' && (cooked(c.next).ch == 'u' || cooked(c.next).ch == 'U')))
         {
             const std::string name = identifier_at(c);
             check_identifier(c.start, name, in_pragma);
             const auto q = cooked(pos_);
             if (q.ch == '"' && (name == "R" || name == "u8R" || name == "uR" || name == "UR" || name == "LR"))
+            {
                 raw_string(q);
+                literal_suffix();
+            }
             return;
         }
         if (digit(c.ch) || (c.ch == '.' && digit(cooked(c.next).ch)))
@@ -417,9 +540,20 @@ private:
         if (c.ch == '"' || c.ch == '\'')
         {
             quoted_literal(c);
+            literal_suffix();
             return;
         }
         pos_ = c.next;
+    }
+
+    // A user-defined literal's suffix right after a string or character literal ("x"R, 'a'_k): an
+    // identifier that is part of the literal, never a raw string's prefix ("x"R"( opens no raw
+    // string: its "( is an ordinary string literal).
+    void literal_suffix()
+    {
+        const auto c = cooked(pos_);
+        if (ident_start(c.ch))
+            (void)identifier_at(c);
     }
 
     void check_identifier(std::size_t offset, const std::string& name, bool in_pragma)
@@ -439,7 +573,7 @@ private:
         char prev = c.ch;
         for (auto e = cooked(p); e.ch != eof; e = cooked(p))
         {
-            if (identifier_char(e.ch) || e.ch == '.')
+            if (ident_char(e.ch) || e.ch == '.')
             {
                 prev = e.ch;
                 p = e.next;
@@ -451,10 +585,16 @@ private:
                 p = e.next;
                 continue;
             }
-            if (e.ch == '\'' && r_.digit_separators)
+            if (e.ch == '\'' && r_.digit_separators == separators::greedy)
+            {
+                prev = e.ch;
+                p = e.next;
+                continue;
+            }
+            if (e.ch == '\'' && r_.digit_separators == separators::strict)
             {
                 const auto f = cooked(e.next);
-                if (identifier_char(f.ch))
+                if (ident_char(f.ch))
                 {
                     prev = f.ch;
                     p = f.next;
@@ -547,14 +687,26 @@ std::optional<std::string> check_include_policy(std::string_view source)
     // NVRTC's own reading first, so that its message is the one reported; then every reading where
     // compilers differ.
     std::optional<violation> first;
-    for (int bits = 0; bits < 16 && !first; ++bits)
+    for (int bits = 0; bits < 48 && !first; ++bits)
     {
         reading r;
         r.trigraphs = (bits & 1) != 0;
         r.splice_after_space = (bits & 2) != 0;
         r.lone_cr_is_newline = (bits & 4) != 0;
-        r.digit_separators = (bits & 8) == 0;
+        r.extended_identifiers = (bits & 8) != 0;
+        r.digit_separators = bits < 16   ? separators::greedy
+                             : bits < 32 ? separators::strict
+                                         : separators::none;
         first = scanner(source, r).run();
+    }
+    // The same text with no lexer at all, once per way of reading phases 1 and 2.
+    for (int bits = 0; bits < 8 && !first; ++bits)
+    {
+        reading r;
+        r.trigraphs = (bits & 1) != 0;
+        r.splice_after_space = (bits & 2) != 0;
+        r.lone_cr_is_newline = (bits & 4) != 0;
+        first = scanner(source, r).hidden_directive();
     }
     if (!first)
         return std::nullopt;

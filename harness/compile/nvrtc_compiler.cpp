@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <map>
 #include <nvrtc.h>
 #include <system_error>
 
@@ -30,9 +31,11 @@ namespace
 // Part of every cache key: bump it whenever the fixed options or the way an output is derived
 // from NVRTC's results change, so that stale entries are never served.
 // Format 3 adds the toolkit's cccl/ include directory: a kernel including <cuda/std/...> failed to
-// compile before and must not be served that failure from the cache.
+// compile before and must not be served that failure from the cache. Format 4: a kernel addressing
+// its parameter space through a register is refused (ptx_parameter_space_refusal); an older entry
+// would still serve its cubin.
 constexpr std::string_view key_format =
-    "warpsmith-compile-3 -lineinfo --ptxas-options=-v -std=c++17 --no-cache -I<include>/cccl";
+    "warpsmith-compile-4 -lineinfo --ptxas-options=-v -std=c++17 --no-cache -I<include>/cccl";
 
 [[noreturn]] void throw_nvrtc(nvrtcResult r, std::string_view call)
 {
@@ -125,6 +128,75 @@ std::string program_cubin(nvrtcProgram p)
 bool ptx_addresses_local_memory(std::string_view ptx)
 {
     return ptx.find(".local") != std::string_view::npos;
+}
+
+std::optional<std::string> ptx_parameter_space_refusal(std::string_view ptx)
+{
+    // A kernel's parameters live in the launch's constant bank next to the driver's own words (the
+    // launch's dimensions, the local and shared windows), and the parameter memory of queued
+    // launches lies in global memory: a parameter address in a register (a __grid_constant__
+    // parameter whose address is taken, or inline asm) reads either at any offset.
+    static const boost::regex generic(R"(\bcvta(\.to)?\.param\b)");
+    static const boost::regex computed(R"(\b(ld|st)\.param[^;\[]*\[\s*%)");
+    if (boost::regex_search(ptx.begin(), ptx.end(), generic))
+        return std::string(
+            "the kernel makes a generic address of its parameter space (cvta.param: a "
+            "__grid_constant__ parameter whose address is taken, or inline asm); refused, "
+            "since that address reaches other launches' parameters; pass values, not "
+            "their addresses");
+    if (boost::regex_search(ptx.begin(), ptx.end(), computed))
+        return std::string(
+            "the kernel reads or writes parameter space at a computed address (ld.param or "
+            "st.param through a register: a __grid_constant__ parameter whose address is "
+            "taken, or inline asm); refused, since that reaches the driver's words beside "
+            "the parameters; pass values, not their addresses");
+    // By name with an offset (inline asm can write [k_param_0+-64]): inside the named kernel
+    // parameter only. The kernels' parameters and their sizes come from their .entry declarations.
+    static const boost::regex declared(
+        R"(\.param\s+(?:\.align\s+\d+\s+)?\.([busf])(8|16|32|64)\s+(?:\.ptr(?:\s+\.\w+)*(?:\s+\.align\s+\d+)?\s+)?([A-Za-z_$%][\w$]*)\s*(?:\[\s*(\d+)\s*\])?)");
+    std::map<std::string, std::uint64_t, std::less<>> kernel_params;
+    for (std::size_t at = 0; (at = ptx.find(".entry", at)) != std::string_view::npos;)
+    {
+        const std::size_t open = ptx.find('(', at), close = ptx.find(')', at);
+        if (open == std::string_view::npos || close == std::string_view::npos || close < open)
+            break;
+        const std::string_view list = ptx.substr(open, close - open);
+        for (boost::regex_iterator<std::string_view::const_iterator> it(list.begin(), list.end(), declared),
+             end;
+             it != end;
+             ++it)
+        {
+            const std::uint64_t element = std::stoull((*it)[2].str()) / 8;
+            const std::uint64_t count = (*it)[4].matched ? std::stoull((*it)[4].str()) : 1;
+            kernel_params[(*it)[3].str()] = element * count;
+        }
+        at = close;
+    }
+    static const boost::regex named(
+        R"(\b(?:ld|st)\.param[^;\[]*\[\s*([A-Za-z_$%][\w$]*)\s*(?:([+-])\s*(-?\d+))?\s*\])");
+    for (boost::regex_iterator<std::string_view::const_iterator> it(ptx.begin(), ptx.end(), named), end;
+         it != end;
+         ++it)
+    {
+        const auto found = kernel_params.find((*it)[1].str());
+        if (found == kernel_params.end())
+            continue;
+        long long offset = 0;
+        if ((*it)[3].matched)
+        {
+            const std::string digits = (*it)[3].str();
+            offset = digits.size() > 12 ? -1 : std::stoll(digits);
+            if ((*it)[2].str() == "-")
+                offset = -offset;
+        }
+        if (offset < 0 || static_cast<std::uint64_t>(offset) >= found->second)
+            return std::string("the kernel reads or writes parameter space outside its parameter ") +
+                   found->first + " (ld.param or st.param at offset " + std::to_string(offset) + " of " +
+                   std::to_string(found->second) +
+                   " bytes); refused, since that reaches the driver's words "
+                   "beside the parameters";
+    }
+    return std::nullopt;
 }
 
 namespace
@@ -385,6 +457,7 @@ compile_output nvrtc_compiler::compile(const compile_request& request) const
 
     auto start = std::chrono::steady_clock::now();
     nvrtcResult result;
+    std::optional<std::string> parameter_refusal;
     {
         // No lock: NVRTC's API is thread-safe. On the H200 host it serializes compiles inside a
         // process anyway (SPEC §1), and bench/compile_throughput measures exactly that, so a lock
@@ -410,6 +483,7 @@ compile_output nvrtc_compiler::compile(const compile_request& request) const
             // No PTX to read (never seen with NVRTC 13): unknown, so the harness wipes.
             const std::string ptx = program_ptx(prog.get());
             out.local_memory = ptx.empty() || ptx_addresses_local_memory(ptx);
+            parameter_refusal = ptx_parameter_space_refusal(ptx);
         }
     }
     out.compile_ms =
@@ -449,6 +523,11 @@ compile_output nvrtc_compiler::compile(const compile_request& request) const
         else if (out.cubin.empty())
         {
             out.error = "NVRTC produced no cubin";
+        }
+        else if (parameter_refusal)
+        {
+            out.error = *parameter_refusal;
+            out.cubin.clear();
         }
         else
         {

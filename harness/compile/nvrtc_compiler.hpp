@@ -30,6 +30,14 @@ namespace warpsmith
 /// side of wiping.
 bool ptx_addresses_local_memory(std::string_view ptx);
 
+/// Why a kernel whose PTX addresses parameter space through a register must not run, or nullopt:
+/// `cvta.param` / `cvta.to.param` (a generic address of a parameter, which reaches the parameter
+/// memory of other queued launches), or `ld.param` / `st.param` at a register address (which
+/// reaches the driver's words beside the launch's parameters in its constant bank: the launch's
+/// local and shared windows among them). Kernels of a workload signature (scalars and pointers)
+/// never need either; NVRTC emits them for a __grid_constant__ parameter whose address is taken.
+std::optional<std::string> ptx_parameter_space_refusal(std::string_view ptx);
+
 /// NVRTC's version as "13.0".
 std::string nvrtc_version();
 

@@ -280,11 +280,43 @@ std::vector<std::string> registered_secrets()
     return r.secrets;
 }
 
+std::vector<std::string> secret_fragments(std::string_view secret)
+{
+    std::vector<std::string> out;
+    for (const bool underscore : {true, false})
+    {
+        std::size_t start = 0;
+        for (std::size_t i = 0; i <= secret.size(); ++i)
+        {
+            const bool part = i < secret.size() && (std::isalnum(static_cast<unsigned char>(secret[i])) ||
+                                                    (underscore && secret[i] == '_'));
+            if (part)
+                continue;
+            if (i - start >= min_fragment_size && i - start < secret.size())
+                out.emplace_back(secret.substr(start, i - start));
+            start = i + 1;
+        }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
 std::string redact_secrets(std::string_view text)
 {
     auto& r = the_registry();
     std::lock_guard lock(r.mutex);
-    return redact_values(text, r.secrets);
+    // The secrets whole, then their long word-like parts: a compiler that reads a key as code
+    // splits it at its dashes ("identifier \"...\" is undefined").
+    std::vector<std::string> all = r.secrets;
+    for (const auto& secret : r.secrets)
+        for (auto& f : secret_fragments(secret))
+            if (std::find(all.begin(), all.end(), f) == all.end())
+                all.push_back(std::move(f));
+    std::stable_sort(all.begin(),
+                     all.end(),
+                     [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+    return redact_values(text, all);
 }
 
 std::string redact_values(std::string_view text, const std::vector<std::string>& secrets)

@@ -39,7 +39,15 @@ std::vector<std::string> environment_without_secrets(const std::vector<std::stri
 /// The registered secrets (those of the environment included), longest first.
 std::vector<std::string> registered_secrets();
 
-/// text with every registered secret replaced by redacted_marker.
+/// The parts of a secret a compiler may print on their own: every maximal run of letters and
+/// digits (with and without underscores) of at least min_fragment_size bytes, shorter than the
+/// secret itself. EDG reads `sk-proj-abc...` as an expression and names the identifier after the
+/// last dash in its error.
+inline constexpr std::size_t min_fragment_size = 12;
+std::vector<std::string> secret_fragments(std::string_view secret);
+
+/// text with every registered secret replaced by redacted_marker, and with it every one of its
+/// fragments (secret_fragments).
 std::string redact_secrets(std::string_view text);
 
 /// text with every one of `secrets` (in their order: a longer one first where one holds another) replaced by

@@ -496,6 +496,65 @@ template __global__ void tk<3>(float*);
         cubin_entry_points(std::string_view(out.cubin).substr(0, n));
 }
 
+BOOST_AUTO_TEST_CASE(a_kernel_that_addresses_its_parameter_space_is_refused)
+{
+    // A __grid_constant__ parameter whose address is taken: ld.param at a register address reads the
+    // driver's words below the parameters; passed on as a generic pointer, cvta.param reaches other
+    // launches' parameter memory. Inline asm can do either directly.
+    const std::vector<std::string> refused{
+        R"(extern "C" __global__ void k(const __grid_constant__ int m, float* out)
+{ const int* p = &m; out[threadIdx.x] = p[(int)threadIdx.x - 64]; })",
+        R"(__device__ __noinline__ int peek(const int* p, int i) { return p[i]; }
+extern "C" __global__ void k(const __grid_constant__ int m, float* out)
+{ out[threadIdx.x] = peek(&m, (int)threadIdx.x - 64); })",
+        R"(extern "C" __global__ void k(int m, float* out)
+{ unsigned long long a; asm volatile("mov.b64 %0, k_param_0;" : "=l"(a)); unsigned v;
+  asm volatile("ld.param.u32 %0, [%1+-64];" : "=r"(v) : "l"(a)); out[0] = v + m; })",
+        // By name, outside the parameter: the driver's words below it, or the next launch's.
+        R"(extern "C" __global__ void k(int m, float* out)
+{ unsigned v; asm volatile("ld.param.u32 %0, [k_param_0+-64];" : "=r"(v)); out[0] = v + m; })",
+        R"(extern "C" __global__ void k(int m, float* out)
+{ unsigned v; asm volatile("ld.param.u32 %0, [k_param_1+8];" : "=r"(v)); out[0] = v + m; })",
+    };
+    for (const auto& source : refused)
+    {
+        const compile_output out = nvrtc_compiler().compile(request(source, "k"));
+        BOOST_TEST(!out.compiled, source);
+        BOOST_TEST(out.cubin.empty());
+        BOOST_TEST(out.error.find("parameter space") != std::string::npos, out.error << "\n" << out.log);
+    }
+    // Parameters read by name, structs passed to device functions, and calls: all fine.
+    const char* fine = R"(
+struct s4 { int a[4]; };
+__device__ __noinline__ float f(s4 s, int i) { return s.a[i & 3]; }
+extern "C" __global__ void k(int m, float* out, const float* in)
+{
+    s4 s;
+    for (int i = 0; i < 4; ++i)
+        s.a[i] = m + i;
+    out[threadIdx.x] = in[threadIdx.x] * m + f(s, threadIdx.x);
+})";
+    const compile_output ok = nvrtc_compiler().compile(request(fine, "k"));
+    BOOST_TEST(ok.compiled, ok.error);
+    BOOST_TEST(!ptx_parameter_space_refusal(
+        "ld.param.u32 %r1, [k_param_0];\nld.param.v2.u32 {%r2, %r3}, [k_param_1+8];"));
+    BOOST_TEST(ptx_parameter_space_refusal("ld.param.v2.u32 {%r2, %r3}, [%rd4+8];").has_value());
+    BOOST_TEST(ptx_parameter_space_refusal("cvta.to.param.u64 %rd1, %rd2;").has_value());
+    BOOST_TEST(ptx_parameter_space_refusal("st.param.b32 [ %rd1], %r1;").has_value());
+    // Inside its own parameter by name: fine (a struct's words; 8 bytes of a pointer).
+    const std::string entry =
+        ".visible .entry k(\n\t.param .u32 k_param_0,\n\t.param .u64 .ptr .global .align 4 "
+        "k_param_1,\n\t.param .align 4 .b8 k_param_2[16]\n)\n{\n";
+    BOOST_TEST(!ptx_parameter_space_refusal(entry + "ld.param.u32 %r1, [k_param_0];\nld.param.u64 %rd1, "
+                                                    "[k_param_1+4];\nld.param.u32 %r2, [k_param_2+12];\n}"));
+    BOOST_TEST(ptx_parameter_space_refusal(entry + "ld.param.u32 %r2, [k_param_2+16];\n}").has_value());
+    BOOST_TEST(ptx_parameter_space_refusal(entry + "ld.param.u32 %r2, [k_param_1+8];\n}").has_value());
+    BOOST_TEST(ptx_parameter_space_refusal(entry + "ld.param.u32 %r2, [k_param_0 - 4];\n}").has_value());
+    // Call parameters of device functions are not the kernel's.
+    BOOST_TEST(!ptx_parameter_space_refusal(entry + "st.param.b32 [param0+12], %r1;\nld.param.f32 %f1, "
+                                                    "[retval0+0];\n}"));
+}
+
 BOOST_AUTO_TEST_CASE(cubin_kernel_params_are_read_by_ordinal)
 {
     // What the driver copies per parameter: a 4 KiB struct where a signature would have an int, a
@@ -505,8 +564,10 @@ struct big { char b[4096]; };
 extern "C" __global__ void k(int m, float s, const float* __restrict__ a, double d, big g, long long q,
                              short h)
 {
+    // g is not read: reading a struct parameter addresses parameter space through a register,
+    // which the compiler refuses (a_kernel_that_addresses_its_parameter_space_is_refused).
     if (m < 0)
-        *(float*)a = s + d + g.b[7] + q + h;
+        *(float*)a = s + d + q + h;
 }
 extern "C" __global__ void none() {}
 )";
