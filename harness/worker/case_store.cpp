@@ -163,6 +163,14 @@ void case_store::build_seal()
             c.guard_ranges.ptr() + c.guard_ranges.size(),
             1,
             "the harness's guard table" + of_case);
+        // The counters change during an evaluation; the rest of their 2 MiB page must not (a kernel
+        // that found it kept a whole output's memo there between launches: sixth review).
+        add(c.unchecked_guard_damage.ptr() +
+                std::max<std::size_t>(1, static_cast<std::size_t>(c.guard_range_count)) *
+                    sizeof(std::uint64_t),
+            c.unchecked_guard_damage.ptr() + c.unchecked_guard_damage.size(),
+            1,
+            "the unused memory after the harness's guard-damage counters" + of_case);
     }
     if (regions.empty())
         return;
