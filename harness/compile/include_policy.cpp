@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -149,33 +150,28 @@ public:
             text += c.ch;
             at.push_back(c.start);
         }
-        // For each position, where the block comment starting there ends (npos: never).
+        // For each position, where the first "*/" at or after it starts (npos: none); a block
+        // comment opened at i ends after the first "*/" starting at i + 2 or later ("/*/" does not
+        // close it).
         const std::size_t n = text.size();
-        std::vector<std::size_t> comment_end(n + 1, std::string::npos);
-        std::size_t close = std::string::npos;
+        std::vector<std::size_t> next_close(n + 2, std::string::npos);
         for (std::size_t i = n; i-- > 0;)
-        {
-            if (i + 1 < n && text[i] == '*' && text[i + 1] == '/')
-                close = i + 2;
-            if (i + 1 < n && text[i] == '/' && text[i + 1] == '*')
-                comment_end[i] = (close != std::string::npos && close >= i + 4) ? close : std::string::npos;
-        }
-        // "/**/": the closing "*/" search above starts at i + 2 at the earliest.
-        for (std::size_t i = 0; i + 3 < n; ++i)
-            if (text[i] == '/' && text[i + 1] == '*' && text[i + 2] == '*' && text[i + 3] == '/')
-                comment_end[i] = i + 4;
+            next_close[i] = (i + 1 < n && text[i] == '*' && text[i + 1] == '/') ? i : next_close[i + 1];
+        constexpr std::size_t unreadable = std::string::npos;
+        // After a '#': spaces and block comments, at most 64 of them. A comment that never ends or
+        // a 65th one makes the directive unreadable, and an unreadable directive is refused.
         auto skip_space = [&](std::size_t p)
         {
             for (int comments = 0; p < n;)
             {
                 if (horizontal_space(text[p]))
                     ++p;
-                else if (text[p] == '/' && p + 1 < n && text[p + 1] == '*' && comments < 64)
+                else if (text[p] == '/' && p + 1 < n && text[p + 1] == '*')
                 {
-                    if (comment_end[p] == std::string::npos)
-                        return n;
-                    p = comment_end[p];
-                    ++comments;
+                    const std::size_t close = p + 2 <= n ? next_close[p + 2] : std::string::npos;
+                    if (close == std::string::npos || ++comments > 64)
+                        return unreadable;
+                    p = close + 2;
                 }
                 else
                     break;
@@ -213,6 +209,11 @@ public:
             else
                 continue;
             const std::size_t name_at = skip_space(after);
+            if (name_at == unreadable)
+                return violation{
+                    at[i],
+                    "a '#' followed by a comment that never ends, or by more than 64 comments, is "
+                    "refused"};
             const std::string_view name = name_at < n ? word_at(name_at) : std::string_view();
             if (name != "include" && name != "include_next" && name != "import" && name != "embed")
                 continue;
@@ -684,6 +685,23 @@ std::optional<std::string> check_include_policy(std::string_view source)
 {
     // NVRTC receives the source as a C string.
     source = source.substr(0, source.find('\0'));
+    // Control characters other than tab, line feed, vertical tab, form feed and the CR of a CRLF are
+    // refused before any reading: NVRTC joins "\" CR CR LF into a line splice, which no reading
+    // here did (a third review hid #include "/tmp/..." with it), and no kernel needs a stray CR.
+    for (std::size_t i = 0; i < source.size(); ++i)
+    {
+        const auto b = static_cast<unsigned char>(source[i]);
+        const bool crlf = b == '\r' && i + 1 < source.size() && source[i + 1] == '\n';
+        if ((b < 0x20 && b != '\t' && b != '\n' && b != '\v' && b != '\f' && !crlf) || b == 0x7f)
+        {
+            char code[8];
+            std::snprintf(code, sizeof code, "0x%02X", b);
+            return "include policy: line " + std::to_string(line_of(source, i)) + ": the control character " +
+                   code + (b == '\r' ? " (a CR not followed by a line feed)" : "") +
+                   " is refused; a kernel's source is text: tabs, line feeds (CRLF too), vertical tabs and "
+                   "form feeds only (docs/hardening.md)";
+        }
+    }
     // NVRTC's own reading first, so that its message is the one reported; then every reading where
     // compilers differ.
     std::optional<violation> first;

@@ -229,6 +229,24 @@ BOOST_AUTO_TEST_CASE(tricky_sources_are_refused)
         "auto s = \"x\"R\"(\n#unknown_directive\n)\";",
         "auto c = 'a'R\"(\n#unknown_directive\n)\";",
         "int x = 1'+'/*';\n#unknown_directive\n*/",
+        // The third review: "\" CR CR LF is a line splice to NVRTC only; a "/*/" after a '#' and a
+        // 65th comment there made the check behind the lexer skip the directive.
+        "/* x *\\\r\r\n/\n#inc\\\r\r\nlude \"/tmp/canary.txt\"\n*/",
+        "int a = 1;\r\r\n",
+        "int a = 1;\rint b = 2;\n",
+        "int \x01 a;",
+        "int a;\x7f",
+        "const char* s = \"#/*/ */include \\\"/tmp/canary.txt\\\"\";",
+        "const char* s = \"#/* never closed\";",
+        "const char* s = \"#" +
+            []
+            {
+                std::string c;
+                for (int i = 0; i < 65; ++i)
+                    c += "/**/";
+                return c;
+            }() +
+            "include \\\"/tmp/canary.txt\\\"\";",
     };
     for (const auto& s : refused)
     {
@@ -261,6 +279,8 @@ BOOST_AUTO_TEST_CASE(ordinary_kernels_pass)
         "char q = '\\'';",
         "int has_include_count = 0; int include = 1; int Pragma = 2;",
         "// #include <cuda_fp16.h> in a comment is allowed: an allowed header",
+        "int a = 1;\r\nint b = 2;\r\n\tint c = 3;\f\v",
+        "#/**/include <cuda_fp16.h>",
         "#include /* the toolkit's */ <cuda_bf16.h>",
         "int a = 3 % 2; // no directive: '%' without ':'",
         "const char* s = \"# define is fine, and #if too\";",
