@@ -19,8 +19,9 @@ namespace
 enum class separators
 {
     none,    // ' always starts a character literal (C++11).
-    strict,  // 1'000: a ' followed by a digit or letter continues a pp-number (C++14).
-    greedy,  // 1'+: any ' right after a pp-number joins it (EDG/NVRTC, with an error it goes past).
+    strict,  // 1'000: a ' between two digits or letters continues a pp-number (C++14). Any other '
+             // right after a number is refused in every reading (EDG takes quotes into the number
+             // where others do not).
 };
 
 struct reading
@@ -28,7 +29,7 @@ struct reading
     bool trigraphs = false;           // ??= is #, ??/ is \, ... (C++17 removed them; EDG warns).
     bool splice_after_space = false;  // "\ \n" splices like "\\\n" (GCC does, EDG does not).
     bool lone_cr_is_newline = false;  // A CR not followed by LF ends a line (GCC), or is a space.
-    separators digit_separators = separators::greedy;
+    separators digit_separators = separators::strict;
     bool extended_identifiers = false;  // $ and bytes >= 0x80 are identifier characters (GCC), or
                                         // stray characters of their own (EDG/NVRTC).
 };
@@ -185,8 +186,14 @@ public:
                 ++e;
             return std::string_view(text).substr(p, e - p);
         };
-        static const std::array<std::string_view, 5> operators{
-            "__has_include", "__has_include_next", "__has_embed", "_Pragma", "__pragma"};
+        // libcu++'s _CCCL_HAS_INCLUDE(x) is __has_include(x), and _CCCL_PRAGMA(x) is _Pragma(#x).
+        static const std::array<std::string_view, 7> operators{"__has_include",
+                                                               "__has_include_next",
+                                                               "__has_embed",
+                                                               "_Pragma",
+                                                               "__pragma",
+                                                               "_CCCL_HAS_INCLUDE",
+                                                               "_CCCL_PRAGMA"};
         for (std::size_t i = 0; i < n; ++i)
         {
             const char ch = text[i];
@@ -559,9 +566,10 @@ private:
 
     void check_identifier(std::size_t offset, const std::string& name, bool in_pragma)
     {
-        if (name == "__has_include" || name == "__has_include_next" || name == "__has_embed")
+        if (name == "__has_include" || name == "__has_include_next" || name == "__has_embed" ||
+            name == "_CCCL_HAS_INCLUDE")
             refuse(offset, name + " is refused (it probes the file system)");
-        else if (name == "_Pragma" || name == "__pragma")
+        else if (name == "_Pragma" || name == "__pragma" || name == "_CCCL_PRAGMA")
             refuse(offset, name + " is refused");
         else if (in_pragma && (name == "dependency" || name == "include_alias" || name == "include" ||
                                name == "include_next" || name == "import" || name == "embed"))
@@ -586,16 +594,33 @@ private:
                 p = e.next;
                 continue;
             }
-            if (e.ch == '\'' && r_.digit_separators == separators::greedy)
+            // A universal character name continues a pp-number as it does an identifier (NVRTC reads
+            // 1\u00C0' as one number).
+            if (e.ch == '\\')
             {
-                prev = e.ch;
-                p = e.next;
-                continue;
+                const auto u = cooked(e.next);
+                if (u.ch == 'u' || u.ch == 'U')
+                {
+                    prev = u.ch;
+                    p = u.next;
+                    continue;
+                }
             }
-            if (e.ch == '\'' && r_.digit_separators == separators::strict)
+            if (e.ch == '\'')
             {
+                // 1'000 only: EDG takes any number of quotes after a number into it (1x'', 1''')
+                // where other readings open a character literal, so every other ' after a number is
+                // refused (a fourth review hid a directive behind 1x''/*).
                 const auto f = cooked(e.next);
-                if (ident_char(f.ch))
+                if (!ident_char(prev) || !ident_char(f.ch))
+                {
+                    refuse(e.start,
+                           "a ' right after a number is refused unless it separates two digits or letters "
+                           "(1'000)");
+                    pos_ = e.next;
+                    return;
+                }
+                if (r_.digit_separators == separators::strict)
                 {
                     prev = f.ch;
                     p = f.next;
@@ -705,16 +730,14 @@ std::optional<std::string> check_include_policy(std::string_view source)
     // NVRTC's own reading first, so that its message is the one reported; then every reading where
     // compilers differ.
     std::optional<violation> first;
-    for (int bits = 0; bits < 48 && !first; ++bits)
+    for (int bits = 0; bits < 32 && !first; ++bits)
     {
         reading r;
         r.trigraphs = (bits & 1) != 0;
         r.splice_after_space = (bits & 2) != 0;
         r.lone_cr_is_newline = (bits & 4) != 0;
         r.extended_identifiers = (bits & 8) != 0;
-        r.digit_separators = bits < 16   ? separators::greedy
-                             : bits < 32 ? separators::strict
-                                         : separators::none;
+        r.digit_separators = bits < 16 ? separators::strict : separators::none;
         first = scanner(source, r).run();
     }
     // The same text with no lexer at all, once per way of reading phases 1 and 2.

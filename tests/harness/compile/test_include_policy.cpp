@@ -229,6 +229,15 @@ BOOST_AUTO_TEST_CASE(tricky_sources_are_refused)
         "auto s = \"x\"R\"(\n#unknown_directive\n)\";",
         "auto c = 'a'R\"(\n#unknown_directive\n)\";",
         "int x = 1'+'/*';\n#unknown_directive\n*/",
+        // The fourth review: quotes after a number that NVRTC takes into it (1x'', 1e''), and a
+        // universal character name inside a number (1\u00C0').
+        "#pragma nv_diag_suppress 1x''/*\n#unknown_directive\n*/",
+        "int y = 1e''/*;\n#unknown_directive\n*/",
+        "#pragma nv_diag_suppress 1\\u00C0' x ' /*\n#unknown_directive\n*/",
+        "int z = 1'/* */;",
+        // libcu++'s own spellings of the operators.
+        "#if _CCCL_HAS_INCLUDE(<cuda_fp16.h>)\n#endif",
+        "_CCCL_PRAGMA(message(\"x\"))",
         // The third review: "\" CR CR LF is a line splice to NVRTC only; a "/*/" after a '#' and a
         // 65th comment there made the check behind the lexer skip the directive.
         "/* x *\\\r\r\n/\n#inc\\\r\r\nlude \"/tmp/canary.txt\"\n*/",
