@@ -91,6 +91,11 @@ struct violation
     std::string rule;
 };
 
+constexpr const char* ucn_rule =
+    "a universal character name (\\uXXXX) outside a string or character literal is refused (compilers "
+    "disagree "
+    "on which of them continue a name or a number)";
+
 class scanner
 {
 public:
@@ -531,6 +536,11 @@ private:
         if (ident_start(c.ch) || (c.ch == '\\' && (cooked(c.next).ch == 'u' || cooked(c.next).ch == 'U')))
         {
             const std::string name = identifier_at(c);
+            if (name.find('\\') != std::string::npos)
+            {
+                refuse(c.start, ucn_rule);
+                return;
+            }
             check_identifier(c.start, name, in_pragma);
             const auto q = cooked(pos_);
             if (q.ch == '"' && (name == "R" || name == "u8R" || name == "uR" || name == "UR" || name == "LR"))
@@ -594,16 +604,17 @@ private:
                 p = e.next;
                 continue;
             }
-            // A universal character name continues a pp-number as it does an identifier (NVRTC reads
-            // 1\u00C0' as one number).
+            // A universal character name in a number: which ones continue it differs between
+            // compilers (a fifth look found EDG ending 1\u00b2 before the UCN, so a quote after it
+            // opened a character literal), and no kernel needs one.
             if (e.ch == '\\')
             {
                 const auto u = cooked(e.next);
                 if (u.ch == 'u' || u.ch == 'U')
                 {
-                    prev = u.ch;
-                    p = u.next;
-                    continue;
+                    refuse(e.start, ucn_rule);
+                    pos_ = u.next;
+                    return;
                 }
             }
             if (e.ch == '\'')

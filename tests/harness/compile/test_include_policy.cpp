@@ -235,6 +235,12 @@ BOOST_AUTO_TEST_CASE(tricky_sources_are_refused)
         "int y = 1e''/*;\n#unknown_directive\n*/",
         "#pragma nv_diag_suppress 1\\u00C0' x ' /*\n#unknown_directive\n*/",
         "int z = 1'/* */;",
+        // A fifth look: EDG ends a number (and may end a name) before some universal character
+        // names, so a quote after one opened a character literal to it; UCNs outside literals are
+        // refused.
+        "int x = 0x1f'1\\u00b2'1e/*\n#unknown_directive\n*/",
+        "\\u00b2R\"(\n/*\n)\";\n#unknown_directive\n*/",
+        "int caf\\u00e9 = 1;",
         // libcu++'s own spellings of the operators.
         "#if _CCCL_HAS_INCLUDE(<cuda_fp16.h>)\n#endif",
         "_CCCL_PRAGMA(message(\"x\"))",
