@@ -10,6 +10,7 @@
 #include "harness/compile/compile_cache.hpp"
 #include "harness/compile/compile_options.hpp"
 #include "harness/compile/compile_sandbox.hpp"
+#include "harness/compile/compile_thread.hpp"
 #include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/core/error.hpp"
 #include "harness/core/json_file.hpp"
@@ -21,9 +22,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <exception>
 #include <memory>
-#include <thread>
 
 namespace warpsmith
 {
@@ -32,39 +31,6 @@ namespace fs = std::filesystem;
 
 namespace
 {
-
-/// Compiles on a thread of its own that first closes its view of the file system (Landlock binds a
-/// thread; docs/hardening.md, "Model code reads no host file"): a kernel that gets past the include
-/// policy sees no host file, while the calling thread keeps its access (it writes -o wherever the
-/// user asks).
-compile_output compile_on_a_closed_thread(const nvrtc_compiler& compiler,
-                                          const compile_request& req,
-                                          const std::optional<fs::path>& cache_dir)
-{
-    compile_output out;
-    sandbox_outcome sandbox;
-    std::exception_ptr failure;
-    std::thread compiling(
-        [&]
-        {
-            try
-            {
-                sandbox = enter_compile_sandbox_on_this_thread(cache_dir);
-                out = compiler.compile(req);
-            }
-            catch (...)
-            {
-                failure = std::current_exception();
-            }
-        });
-    compiling.join();
-    if (failure)
-        std::rethrow_exception(failure);
-    if (sandbox.status != sandbox_outcome::state::applied)
-        log_warn("no Landlock file-system sandbox for this compile (" + sandbox.detail +
-                 "); it relies on the include policy alone");
-    return out;
-}
 
 struct compile_args
 {
@@ -151,12 +117,21 @@ int compile_main(const compile_args& a)
     std::optional<compile_cache> cache;
     if (cache_dir)
         cache.emplace(*cache_dir);
-    const nvrtc_compiler compiler(std::move(cache));
+    // On a thread of its own that first closes its view of the file system (Landlock binds a thread;
+    // docs/hardening.md, "Model code reads no host file"): a kernel that gets past the include
+    // policy sees no host file, while this thread keeps its access (it writes -o wherever the user
+    // asks).
+    nvrtc_compiler compiler(std::move(cache));
+    compiler.compile_on(std::make_shared<compile_thread>(cache_dir));
     // The key a model run here would use (OPENAI_API_KEY, else ./.env): the log is redacted of it
     // like every other compile log, should a kernel get it read where no sandbox holds.
     if (const auto key = llm::find_api_key(llm_options{}.api_key_env))
         register_secret(key->value);
-    compile_output out = compile_on_a_closed_thread(compiler, req, cache_dir);
+    compile_output out = compiler.compile(req);
+    if (const sandbox_outcome sandbox = compiler.thread()->outcome();
+        sandbox.status != sandbox_outcome::state::applied)
+        log_warn("no Landlock file-system sandbox for this compile (" + sandbox.detail +
+                 "); it relies on the include policy alone");
 
     if (out.compiled && !a.output.empty())
         write_file_atomic(a.output, out.cubin);

@@ -4,7 +4,9 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace warpsmith
@@ -90,6 +92,26 @@ struct violation
     std::size_t offset = 0;
     std::string rule;
 };
+
+// The operators a kernel may not name, with why: they probe the file system or run a pragma of the
+// kernel's choosing. libcu++'s _CCCL_HAS_INCLUDE(x) is __has_include(x), and _CCCL_PRAGMA(x) is
+// _Pragma(#x).
+std::optional<std::string_view> refused_operator(std::string_view name)
+{
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> refused{{
+        {"__has_include", " is refused (it probes the file system)"},
+        {"__has_include_next", " is refused (it probes the file system)"},
+        {"__has_embed", " is refused (it probes the file system)"},
+        {"_CCCL_HAS_INCLUDE", " is refused (it probes the file system)"},
+        {"_Pragma", " is refused"},
+        {"__pragma", " is refused"},
+        {"_CCCL_PRAGMA", " is refused"},
+    }};
+    for (const auto& [operator_name, why] : refused)
+        if (name == operator_name)
+            return why;
+    return std::nullopt;
+}
 
 constexpr const char* ucn_rule =
     "a universal character name (\\uXXXX) outside a string or character literal is refused (compilers "
@@ -191,21 +213,13 @@ public:
                 ++e;
             return std::string_view(text).substr(p, e - p);
         };
-        // libcu++'s _CCCL_HAS_INCLUDE(x) is __has_include(x), and _CCCL_PRAGMA(x) is _Pragma(#x).
-        static const std::array<std::string_view, 7> operators{"__has_include",
-                                                               "__has_include_next",
-                                                               "__has_embed",
-                                                               "_Pragma",
-                                                               "__pragma",
-                                                               "_CCCL_HAS_INCLUDE",
-                                                               "_CCCL_PRAGMA"};
         for (std::size_t i = 0; i < n; ++i)
         {
             const char ch = text[i];
             if (identifier_start(ch, false) && (i == 0 || !identifier_char(text[i - 1], false)))
             {
                 const std::string_view w = word_at(i);
-                if (std::find(operators.begin(), operators.end(), w) != operators.end())
+                if (refused_operator(w))
                     return violation{at[i],
                                      std::string(w) +
                                          " is refused anywhere in the source, comments and "
@@ -576,11 +590,8 @@ private:
 
     void check_identifier(std::size_t offset, const std::string& name, bool in_pragma)
     {
-        if (name == "__has_include" || name == "__has_include_next" || name == "__has_embed" ||
-            name == "_CCCL_HAS_INCLUDE")
-            refuse(offset, name + " is refused (it probes the file system)");
-        else if (name == "_Pragma" || name == "__pragma" || name == "_CCCL_PRAGMA")
-            refuse(offset, name + " is refused");
+        if (const auto why = refused_operator(name))
+            refuse(offset, name + std::string(*why));
         else if (in_pragma && (name == "dependency" || name == "include_alias" || name == "include" ||
                                name == "include_next" || name == "import" || name == "embed"))
             refuse(offset, "a #pragma that names a file is refused");

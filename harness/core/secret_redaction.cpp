@@ -193,6 +193,8 @@ struct registry
     std::mutex mutex;
     std::vector<std::string>
         secrets;  // Longest first, so that a secret containing another is replaced whole.
+    // What redact_secrets replaces: the secrets and their fragments (secret_fragments), longest first.
+    std::vector<std::string> redacted;
 
     void add_locked(std::string value)
     {
@@ -200,10 +202,16 @@ struct registry
             return;
         if (std::find(secrets.begin(), secrets.end(), value) != secrets.end())
             return;
+        const auto longest_first = [](const std::string& a, const std::string& b)
+        { return a.size() > b.size(); };
+        for (auto& part : secret_fragments(value))
+            if (std::find(redacted.begin(), redacted.end(), part) == redacted.end())
+                redacted.push_back(std::move(part));
+        if (std::find(redacted.begin(), redacted.end(), value) == redacted.end())
+            redacted.push_back(value);
+        std::stable_sort(redacted.begin(), redacted.end(), longest_first);
         secrets.push_back(std::move(value));
-        std::stable_sort(secrets.begin(),
-                         secrets.end(),
-                         [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+        std::stable_sort(secrets.begin(), secrets.end(), longest_first);
     }
 
     registry()
@@ -306,17 +314,7 @@ std::string redact_secrets(std::string_view text)
 {
     auto& r = the_registry();
     std::lock_guard lock(r.mutex);
-    // The secrets whole, then their long word-like parts: a compiler that reads a key as code
-    // splits it at its dashes ("identifier \"...\" is undefined").
-    std::vector<std::string> all = r.secrets;
-    for (const auto& secret : r.secrets)
-        for (auto& f : secret_fragments(secret))
-            if (std::find(all.begin(), all.end(), f) == all.end())
-                all.push_back(std::move(f));
-    std::stable_sort(all.begin(),
-                     all.end(),
-                     [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
-    return redact_values(text, all);
+    return redact_values(text, r.redacted);
 }
 
 std::string redact_values(std::string_view text, const std::vector<std::string>& secrets)

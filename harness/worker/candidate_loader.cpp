@@ -33,7 +33,8 @@ std::string log_excerpt(const std::string& log)
 prepared_candidate prepare_candidate(const json::value& candidate_json,
                                      const std::string& where,
                                      const nvrtc_compiler& compiler,
-                                     const std::string& arch)
+                                     const std::string& arch,
+                                     const signature& sig)
 {
     if (!candidate_json.is_object())
         bad_request(where + " must be an object");
@@ -111,6 +112,13 @@ prepared_candidate prepare_candidate(const json::value& candidate_json,
     else if (const std::string refused = refuse_local_frame(*p.kernel); !refused.empty())
     {
         p.fail = failure{failure_kind::compile_error, "", refused};
+        p.kernel.reset();
+    }
+    else if (const std::string mismatch = parameter_mismatch(*p.kernel, sig); !mismatch.empty())
+    {
+        p.fail = failure{failure_kind::bad_launch,
+                         "",
+                         "the kernel's parameters do not match the workload's signature: " + mismatch};
         p.kernel.reset();
     }
     else

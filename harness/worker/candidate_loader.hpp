@@ -22,7 +22,7 @@ struct prepared_candidate
 {
     candidate cand;
     std::optional<loaded_kernel> kernel;  ///< Set when launchable.
-    std::optional<failure> fail;          ///< compile_error / entry_not_found otherwise.
+    std::optional<failure> fail;          ///< compile_error / entry_not_found / bad_launch otherwise.
     bool compiled_here = false;
     bool cache_hit = false;
     double compile_ms = 0;  ///< NVRTC or cache lookup (0 for a cubin).
@@ -30,11 +30,13 @@ struct prepared_candidate
 };
 
 /// Parses the candidate object (where names it in bad_request messages, e.g. "evaluate:
-/// 'candidate'"), compiles it when it carries source instead of a cubin, and loads it. Malformed
-/// JSON throws request_error(bad_request).
+/// 'candidate'"), compiles it when it carries source instead of a cubin, and loads it; a kernel
+/// whose parameters differ from sig (parameter_mismatch) is a bad_launch failure, never launched.
+/// Malformed JSON throws request_error(bad_request).
 prepared_candidate prepare_candidate(const boost::json::value& candidate_json,
                                      const std::string& where,
                                      const nvrtc_compiler& compiler,
-                                     const std::string& arch);
+                                     const std::string& arch,
+                                     const signature& sig);
 
 }  // namespace warpsmith::worker

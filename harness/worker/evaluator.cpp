@@ -129,15 +129,11 @@ try
     std::string stage_case;
 
     prepared_candidate prepared =
-        prepare_candidate(candidate_json, "evaluate: 'candidate'", session.compiler(), device.arch());
+        prepare_candidate(candidate_json, "evaluate: 'candidate'", session.compiler(), device.arch(), wl.sig);
     phases["compile_ms"] = prepared.compile_ms;
     phases["load_ms"] = prepared.load_ms;
     if (prepared.fail)
         fail = prepared.fail;
-    else if (std::string mismatch = parameter_mismatch(*prepared.kernel, wl.sig); !mismatch.empty())
-        fail = failure{failure_kind::bad_launch,
-                       "",
-                       "the kernel's parameters do not match the workload's signature: " + mismatch};
     else if (std::string problem = prepared.cand.validate(wl); !problem.empty())
         fail = failure{failure_kind::bad_launch, "", "the launch plan is not usable: " + problem};
 

@@ -68,16 +68,11 @@ try
         const json::value* cand = er.find("candidate");
         if (!cand)
             bad_request(where + ": 'candidate' is missing");
-        e.prepared = prepare_candidate(*cand, where + ".candidate", session.compiler(), device.arch());
+        e.prepared = prepare_candidate(
+            *cand, where + ".candidate", session.compiler(), device.arch(), store.get_workload().sig);
         if (e.prepared.fail)
             bad_request(where + " ('" + e.key + "'): " + e.prepared.fail->kind + ": " +
                         e.prepared.fail->message);
-        if (const std::string mismatch = parameter_mismatch(*e.prepared.kernel, store.get_workload().sig);
-            !mismatch.empty())
-            bad_request(where + " ('" + e.key +
-                        "'): the kernel's parameters do not match the workload's "
-                        "signature: " +
-                        mismatch);
     }
 
     const CUstream s = device.stream();

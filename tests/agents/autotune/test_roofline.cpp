@@ -13,6 +13,22 @@ using namespace warpsmith;
 using namespace warpsmith::autotune;
 namespace tt = boost::test_tools;
 
+namespace
+{
+
+/// The floor of a 4096^3 GEMM (compute-bound for large square shapes), as one case of w.
+roofline_case gemm_4096_floor(const workload& w, const roofline_ceilings& c)
+{
+    const auto gemm = roofline_spec::from_json(
+        boost::json::parse(R"j({"bytes": "4*(M*K+K*N+M*N)", "flops": "2*M*N*K"})j"), "gemm");
+    workload g = w;
+    g.cases.resize(1);
+    g.cases[0].values = {{"M", 4096}, {"N", 4096}, {"K", 4096}, {"n", 1}};
+    return roofline_floors(gemm, g, c).at(g.cases[0].name);
+}
+
+}  // namespace
+
 BOOST_AUTO_TEST_SUITE(roofline_suite)
 
 BOOST_AUTO_TEST_CASE(spec_parsing)
@@ -92,12 +108,7 @@ BOOST_AUTO_TEST_CASE(floors_and_fractions)
     BOOST_TEST(j.at("achieved_gbps").as_double() == 2000.0, tt::tolerance(1e-9));
 
     // A compute-bound case: 2*M*N*K dominates for large square GEMMs.
-    const auto gemm = roofline_spec::from_json(
-        boost::json::parse(R"j({"bytes": "4*(M*K+K*N+M*N)", "flops": "2*M*N*K"})j"), "gemm");
-    workload g = w;
-    g.cases.resize(1);
-    g.cases[0].values = {{"M", 4096}, {"N", 4096}, {"K", 4096}, {"n", 1}};
-    const auto gf = roofline_floors(gemm, g, c).at(g.cases[0].name);
+    const auto gf = gemm_4096_floor(w, c);
     BOOST_TEST(gf.bound == "compute");
     BOOST_TEST(gf.floor_us == 2.0 * 4096 * 4096 * 4096 / (50 * 1e6), tt::tolerance(1e-9));
 }
@@ -148,12 +159,7 @@ BOOST_AUTO_TEST_CASE(cold_copy_curve)
     const auto bj = big.to_json(*big.cold_copy_us * 2);
     BOOST_TEST(bj.at("cold_copy_us").as_double() == *big.cold_copy_us, tt::tolerance(1e-12));
     BOOST_TEST(bj.at("vs_cold_copy").as_double() == 0.5, tt::tolerance(1e-12));
-    const auto gemm = roofline_spec::from_json(
-        boost::json::parse(R"j({"bytes": "4*(M*K+K*N+M*N)", "flops": "2*M*N*K"})j"), "gemm");
-    workload g = w;
-    g.cases.resize(1);
-    g.cases[0].values = {{"M", 4096}, {"N", 4096}, {"K", 4096}, {"n", 1}};
-    const auto gf = roofline_floors(gemm, g, c).at(g.cases[0].name);
+    const auto gf = gemm_4096_floor(w, c);
     BOOST_TEST(gf.bound == "compute");
     BOOST_TEST(!gf.cold_copy_us.has_value());
     BOOST_TEST(!gf.to_json(100.0).contains("vs_cold_copy"));
